@@ -1,0 +1,244 @@
+package dev.distlock.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A redis-server child process with its own temp directory; its output goes to {@code redis.log} there. */
+final class BinaryRedisNode extends AbstractRedisNode {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BinaryRedisNode.class);
+    private static final int PORT_ATTEMPTS = 5;
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+    private static final int MAX_OUTPUT_CHARS = 8_000;
+
+    private final Path dir;
+    private Process process;
+    private boolean paused;
+    private boolean closed;
+
+    private BinaryRedisNode(RedisNodeConfig config, int port, Path dir) {
+        super(config, port);
+        this.dir = dir;
+    }
+
+    /** Starts a server on a free port, retrying with another port if the chosen one gets taken. */
+    static RedisNode start(RedisNodeConfig config) {
+        PortInUseException clash = null;
+        for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+            BinaryRedisNode node = new BinaryRedisNode(config, FreePort.pick(), Reaper.createTempDirectory());
+            try {
+                node.launch();
+                return node;
+            } catch (PortInUseException e) {
+                clash = e;
+                node.close();
+            } catch (RuntimeException e) {
+                node.close();
+                throw e;
+            }
+        }
+        throw new IllegalStateException("no usable port after " + PORT_ATTEMPTS + " attempts", clash);
+    }
+
+    @Override
+    public synchronized long pid() {
+        if (process == null) {
+            throw new IllegalStateException(this + " was never started");
+        }
+        return process.pid();
+    }
+
+    @Override
+    public synchronized void pause() {
+        if (!isRunning()) {
+            throw new IllegalStateException(this + " is not running");
+        }
+        if (!paused) {
+            signal("STOP");
+            awaitStoppedState(true);
+            paused = true;
+        }
+    }
+
+    @Override
+    public synchronized void resume() {
+        if (paused && isRunning()) {
+            signal("CONT");
+            awaitStoppedState(false);
+        }
+        paused = false;
+    }
+
+    @Override
+    public synchronized void kill() {
+        if (isRunning()) {
+            process.destroyForcibly();
+            awaitExit();
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (isRunning()) {
+            resume();
+            process.destroy();
+            if (!waitFor(process, EXIT_TIMEOUT)) {
+                LOG.warn("{} ignored SIGTERM for {}; killing it", this, EXIT_TIMEOUT);
+                process.destroyForcibly();
+            }
+            awaitExit();
+        }
+    }
+
+    @Override
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        stop();
+        launch();
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            stop();
+        } finally {
+            Reaper.delete(dir);
+        }
+    }
+
+    private void launch() {
+        Process started;
+        try {
+            started = new ProcessBuilder(command())
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(logFile().toFile())
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + RedisBinary.executable(), e);
+        }
+        if (process != null) {
+            Reaper.untrack(process);
+        }
+        Reaper.track(started);
+        process = started;
+        paused = false;
+        if (awaitAnswer(started::isAlive)) {
+            LOG.debug("redis-server {} pid {} is up on port {}", RedisBinary.VERSION, started.pid(), port());
+            return;
+        }
+        boolean exited = !started.isAlive();
+        kill();
+        String output = output();
+        if (exited && output.contains("Address already in use")) {
+            throw new PortInUseException("port " + port() + " is taken by another process");
+        }
+        throw new IllegalStateException("redis-server on port " + port()
+                + (exited ? " exited with code " + started.exitValue() + " while starting"
+                        : " did not answer PING within " + config.startTimeout())
+                + "; command: " + command() + "\noutput:\n" + output);
+    }
+
+    private List<String> command() {
+        List<String> command = new ArrayList<>(List.of(RedisBinary.executable().toString(),
+                "--port", Integer.toString(port()), "--bind", host(), "--dir", dir.toString()));
+        command.addAll(COMMON_ARGUMENTS);
+        command.addAll(config.arguments());
+        return command;
+    }
+
+    private void awaitExit() {
+        if (!waitFor(process, EXIT_TIMEOUT)) {
+            throw new IllegalStateException("redis-server pid " + process.pid() + " did not exit within " + EXIT_TIMEOUT);
+        }
+        Reaper.untrack(process);
+        paused = false;
+    }
+
+    private void signal(String signal) {
+        long pid = process.pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+            if (!waitFor(kill, EXIT_TIMEOUT)) {
+                kill.destroyForcibly();
+                throw new IllegalStateException("kill -" + signal + " " + pid + " did not finish");
+            }
+            if (kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed: "
+                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal + " " + pid, e);
+        }
+    }
+
+    /** On Linux, waits until /proc shows the process stopped (or not); elsewhere kill(1) has to do. */
+    private void awaitStoppedState(boolean stopped) {
+        Path stat = Paths.get("/proc", Long.toString(process.pid()), "stat");
+        if (Files.exists(stat) && !Poll.until(EXIT_TIMEOUT, () -> isStopped(stat) == stopped || !process.isAlive())) {
+            throw new IllegalStateException("pid " + process.pid() + " did not " + (stopped ? "stop" : "continue"));
+        }
+    }
+
+    private static boolean isStopped(Path stat) {
+        try {
+            String line = Files.readString(stat);
+            return line.charAt(line.lastIndexOf(')') + 2) == 'T';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean waitFor(Process process, Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for pid " + process.pid(), e);
+        }
+    }
+
+    private Path logFile() {
+        return dir.resolve("redis.log");
+    }
+
+    private String output() {
+        try {
+            String output = new String(Files.readAllBytes(logFile()), StandardCharsets.UTF_8);
+            return output.length() <= MAX_OUTPUT_CHARS ? output : "..." + output.substring(output.length() - MAX_OUTPUT_CHARS);
+        } catch (IOException e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
+    /** The chosen port was grabbed by someone else between picking and binding it. */
+    private static final class PortInUseException extends IllegalStateException {
+
+        private static final long serialVersionUID = 1L;
+
+        PortInUseException(String message) {
+            super(message);
+        }
+    }
+}

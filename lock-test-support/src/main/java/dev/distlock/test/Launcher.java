@@ -1,0 +1,13 @@
+package dev.distlock.test;
+
+/** Starts a node on the backend its config (or the environment) asks for. */
+final class Launcher {
+
+    private Launcher() {
+    }
+
+    static RedisNode launch(RedisNodeConfig config) {
+        RedisBackend backend = config.backend().orElseGet(RedisBackend::configured).resolve();
+        return backend == RedisBackend.CONTAINER ? ContainerRedisNode.start(config) : BinaryRedisNode.start(config);
+    }
+}

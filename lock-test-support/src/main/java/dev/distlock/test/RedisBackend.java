@@ -1,0 +1,64 @@
+package dev.distlock.test;
+
+import java.util.Locale;
+
+/**
+ * Where Redis servers come from. The default is read from the system property
+ * {@value #PROPERTY}, else the environment variable {@value #ENVIRONMENT_VARIABLE}, else {@link #AUTO}.
+ * A single node can override it with {@link RedisNodeConfig#backend(RedisBackend)}.
+ */
+public enum RedisBackend {
+
+    /** The redis-server 7.0.15 binary shipped in {@code org.signal:embedded-redis}, run as a child process. */
+    BINARY,
+
+    /** A Testcontainers {@code redis:7.0.15} container; fails if no Docker engine is available. */
+    CONTAINER,
+
+    /** {@link #CONTAINER} when a Docker engine is available, {@link #BINARY} otherwise. */
+    AUTO;
+
+    public static final String PROPERTY = "distlock.test.redis";
+    public static final String ENVIRONMENT_VARIABLE = "DISTLOCK_TEST_REDIS";
+
+    /** The backend selected by {@value #PROPERTY} / {@value #ENVIRONMENT_VARIABLE}, {@link #AUTO} if unset. */
+    public static RedisBackend configured() {
+        String value = System.getProperty(PROPERTY);
+        String source = PROPERTY;
+        if (value == null || value.isBlank()) {
+            value = System.getenv(ENVIRONMENT_VARIABLE);
+            source = ENVIRONMENT_VARIABLE;
+        }
+        if (value == null || value.isBlank()) {
+            return AUTO;
+        }
+        try {
+            return valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    source + "=" + value + " is not one of: binary, container, auto", e);
+        }
+    }
+
+    /**
+     * The concrete backend to use: {@link #BINARY} or {@link #CONTAINER}. Only {@code AUTO} and
+     * {@code CONTAINER} look for Docker (once per JVM, see {@link DockerProbe}).
+     *
+     * @throws IllegalStateException for {@code CONTAINER} when no Docker engine is available
+     */
+    RedisBackend resolve() {
+        switch (this) {
+            case CONTAINER:
+                if (!DockerProbe.isDockerAvailable()) {
+                    throw new IllegalStateException("Redis backend 'container' was requested but no Docker engine"
+                            + " is available (no DOCKER_HOST, no Docker socket, or Testcontainers cannot reach it);"
+                            + " set " + PROPERTY + " / " + ENVIRONMENT_VARIABLE + " to 'binary' or 'auto'");
+                }
+                return CONTAINER;
+            case AUTO:
+                return DockerProbe.isDockerAvailable() ? CONTAINER : BINARY;
+            default:
+                return BINARY;
+        }
+    }
+}

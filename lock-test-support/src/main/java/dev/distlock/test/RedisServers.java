@@ -1,0 +1,135 @@
+package dev.distlock.test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Starts Redis servers for a test and owns them: {@link #close()} stops every node it started, even
+ * if stopping one of them fails. Use one per test class or per test, in try-with-resources or via
+ * {@link RedisExtension}. Independent of {@code close()}, a JVM shutdown hook kills any redis-server
+ * child process still running, so a crashed run leaves none behind.
+ *
+ * <p>Nodes use the backend chosen by {@link RedisBackend#configured()} unless their config overrides
+ * it; replicas always use the binary. Thread-safe.
+ */
+public final class RedisServers implements AutoCloseable {
+
+    private final List<RedisNode> nodes = new ArrayList<>();
+    private boolean closed;
+
+    private RedisServers() {
+    }
+
+    public static RedisServers create() {
+        return new RedisServers();
+    }
+
+    /** Starts a server with {@link RedisNodeConfig#defaults()}. */
+    public RedisNode start() {
+        return start(RedisNodeConfig.defaults());
+    }
+
+    /** Starts a server and waits until it answers PING (bounded by the config's start timeout). */
+    public RedisNode start(RedisNodeConfig config) {
+        ensureOpen();
+        return own(Launcher.launch(config));
+    }
+
+    /** Starts {@code count} unrelated servers, e.g. for Redlock-style quorums; each has its own port and data. */
+    public List<RedisNode> startIndependent(int count) {
+        return startIndependent(count, RedisNodeConfig.defaults());
+    }
+
+    /** Starts {@code count} unrelated servers with the same config. */
+    public List<RedisNode> startIndependent(int count, RedisNodeConfig config) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be positive: " + count);
+        }
+        List<RedisNode> started = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            started.add(start(config));
+        }
+        return List.copyOf(started);
+    }
+
+    /** Starts a binary replica of {@code master}, see {@link #startReplicaOf(RedisNode, RedisNodeConfig)}. */
+    public RedisNode startReplicaOf(RedisNode master) {
+        return startReplicaOf(master, RedisNodeConfig.defaults());
+    }
+
+    /**
+     * Starts a binary replica of {@code master} (which may be on either backend) and waits until it
+     * reports {@code master_link_status:up}. The replica authenticates to the master with the master's
+     * credentials; {@code config} applies to the replica itself. Replication is asynchronous: to read
+     * a write on the replica, wait for it, e.g. {@code master.call("WAIT", "1", "5000")}.
+     */
+    public RedisNode startReplicaOf(RedisNode master, RedisNodeConfig config) {
+        RedisNodeConfig replicaConfig = config.backend(RedisBackend.BINARY)
+                .directive("replicaof", master.host(), Integer.toString(master.port()));
+        if (master.user() != null) {
+            replicaConfig = replicaConfig.directive("masteruser", master.user());
+        }
+        if (master.password() != null) {
+            replicaConfig = replicaConfig.directive("masterauth", master.password());
+        }
+        RedisNode replica = start(replicaConfig);
+        if (!Poll.until(config.startTimeout(), () -> replica.call("INFO", "replication").contains("master_link_status:up"))) {
+            throw new IllegalStateException("replica " + replica.uri() + " did not sync with " + master.uri()
+                    + " within " + config.startTimeout() + ":\n" + replica.call("INFO", "replication"));
+        }
+        return replica;
+    }
+
+    /** The nodes started so far and not yet released by {@link #close()}, in start order. */
+    public synchronized List<RedisNode> nodes() {
+        return Collections.unmodifiableList(new ArrayList<>(nodes));
+    }
+
+    /**
+     * Closes every node, last started first. All nodes are attempted; the first failure is rethrown
+     * with the others suppressed. Idempotent.
+     */
+    @Override
+    public void close() {
+        List<RedisNode> toClose;
+        synchronized (this) {
+            closed = true;
+            toClose = new ArrayList<>(nodes);
+            nodes.clear();
+        }
+        Collections.reverse(toClose);
+        RuntimeException failure = null;
+        for (RedisNode node : toClose) {
+            try {
+                node.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private RedisNode own(RedisNode node) {
+        synchronized (this) {
+            if (!closed) {
+                nodes.add(node);
+                return node;
+            }
+        }
+        node.close();
+        throw new IllegalStateException("RedisServers was closed while a node was starting");
+    }
+
+    private synchronized void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("RedisServers is closed");
+        }
+    }
+}
