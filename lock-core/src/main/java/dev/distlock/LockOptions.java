@@ -1,0 +1,128 @@
+package dev.distlock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How one acquisition behaves: how long to wait, how the lease is kept, and who owns the lock for reentrancy.
+ * Immutable; every {@code with...} method returns a copy and checks its argument at once.
+ *
+ * <pre>{@code
+ * LockOptions.defaults().withWaitTime(Duration.ofSeconds(2)).withLeaseTime(Duration.ofSeconds(30))
+ * }</pre>
+ */
+public final class LockOptions {
+
+    /** The longest lease accepted: longer leases are almost always a unit mistake. */
+    public static final Duration MAX_LEASE_TIME = Duration.ofDays(7);
+
+    private static final LockOptions DEFAULTS = new LockOptions(null, null, null);
+
+    private final @Nullable Duration waitTime;
+
+    private final @Nullable Duration leaseTime;
+
+    private final @Nullable Object owner;
+
+    private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, @Nullable Object owner) {
+        this.waitTime = waitTime;
+        this.leaseTime = leaseTime;
+        this.owner = owner;
+    }
+
+    /** The service's default wait time, a lease kept alive by the watchdog, and the calling thread as owner. */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * How long {@link LockService#acquire} waits for another owner to release the lock. Zero means one attempt.
+     *
+     * @throws IllegalArgumentException when {@code waitTime} is null or negative
+     */
+    public LockOptions withWaitTime(Duration waitTime) {
+        requireNonNull(waitTime, "waitTime");
+        if (waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime must not be negative, but was " + waitTime);
+        }
+        return new LockOptions(waitTime, this.leaseTime, this.owner);
+    }
+
+    /**
+     * Holds the lock for a fixed lease with no renewal: Redis frees it when the lease ends, even if the holder has not
+     * released it. Without this, the watchdog renews the lease for as long as the lock is held.
+     *
+     * @throws IllegalArgumentException when {@code leaseTime} is null, shorter than a millisecond, or longer than
+     * {@link #MAX_LEASE_TIME}
+     */
+    public LockOptions withLeaseTime(Duration leaseTime) {
+        requireNonNull(leaseTime, "leaseTime");
+        if (leaseTime.toMillis() < 1) {
+            throw new IllegalArgumentException("leaseTime must be at least 1ms, but was " + leaseTime);
+        }
+        if (leaseTime.compareTo(MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException(
+                    "leaseTime must be at most " + MAX_LEASE_TIME.toDays() + " days, but was " + leaseTime);
+        }
+        return new LockOptions(this.waitTime, leaseTime, this.owner);
+    }
+
+    /** Keeps the lease alive with the watchdog until release (the default). */
+    public LockOptions withWatchdog() {
+        return new LockOptions(this.waitTime, null, this.owner);
+    }
+
+    /**
+     * Names the owner for reentrancy: an acquisition whose owner {@link Object#equals equals} that of a held
+     * acquisition of the same key re-enters it instead of waiting. The default owner is the calling thread. Pass the
+     * task or request object when a lock's handle moves between threads, or {@code new Object()} for a lock that
+     * never re-enters.
+     *
+     * @throws IllegalArgumentException when {@code owner} is null
+     */
+    public LockOptions withOwner(Object owner) {
+        requireNonNull(owner, "owner");
+        return new LockOptions(this.waitTime, this.leaseTime, owner);
+    }
+
+    /** The wait time, or null for the service's default. */
+    public @Nullable Duration waitTime() {
+        return this.waitTime;
+    }
+
+    /** The fixed lease, or null when the watchdog keeps the lease. */
+    public @Nullable Duration leaseTime() {
+        return this.leaseTime;
+    }
+
+    /** The reentrancy owner, or null for the calling thread. */
+    public @Nullable Object owner() {
+        return this.owner;
+    }
+
+    private static void requireNonNull(@Nullable Object value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return this == other || (other instanceof LockOptions that && Objects.equals(this.waitTime, that.waitTime)
+                && Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.owner, that.owner));
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(this.waitTime, this.leaseTime, this.owner);
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[waitTime=" + (this.waitTime != null ? this.waitTime : "default") + ", leaseTime="
+                + (this.leaseTime != null ? this.leaseTime : "watchdog") + ", owner="
+                + (this.owner != null ? this.owner : "calling thread") + "]";
+    }
+}

@@ -1,0 +1,87 @@
+package dev.distlock;
+
+import java.util.Optional;
+
+/**
+ * Takes distributed locks. The entry point for programmatic use; implementations are thread-safe.
+ *
+ * <p>A lock is named by a key such as {@code "stock:42"}: non-blank, at most {@value #MAX_KEY_LENGTH} characters,
+ * with no control characters and no braces (braces are reserved for the Redis Cluster hash tag). A bad key or
+ * option fails at the call with an {@link IllegalArgumentException} naming the argument, and nothing is written to
+ * Redis.
+ *
+ * <p>Locks are reentrant per owner. The owner is the calling thread unless {@link LockOptions#withOwner(Object)}
+ * names another; a second acquisition by the same owner succeeds at once, and each acquisition's handle is released
+ * on its own. A handle may be released from any thread.
+ *
+ * <p>Errors: {@link LockTimeoutException} when the lock stays held past the wait limit,
+ * {@link LockUnavailableException} when Redis cannot be reached or times out (never confused with "held"),
+ * {@link LockInterruptedException} when the waiting thread is interrupted.
+ */
+public interface LockService {
+
+    /** The longest key a lock accepts, in characters. */
+    int MAX_KEY_LENGTH = 1024;
+
+    /**
+     * Acquires the lock, waiting up to the default wait limit. Equivalent to
+     * {@code acquire(key, LockOptions.defaults())}.
+     */
+    default LockHandle acquire(String key) {
+        return acquire(key, LockOptions.defaults());
+    }
+
+    /**
+     * Acquires the lock, waiting while another owner holds it, up to the options' wait time (zero means one attempt).
+     * Waiting threads are woken by the holder's release rather than by polling.
+     *
+     * @return the handle of this acquisition; release it (or close it) when done
+     * @throws LockTimeoutException when the lock is still held by another owner at the end of the wait
+     * @throws LockUnavailableException when Redis cannot be reached or does not answer in time
+     * @throws LockInterruptedException when the thread is interrupted while waiting (its interrupt flag stays set)
+     */
+    LockHandle acquire(String key, LockOptions options);
+
+    /**
+     * Makes one attempt to acquire the lock, without waiting. Equivalent to
+     * {@code tryAcquire(key, LockOptions.defaults())}.
+     */
+    default Optional<LockHandle> tryAcquire(String key) {
+        return tryAcquire(key, LockOptions.defaults());
+    }
+
+    /**
+     * Makes one attempt to acquire the lock, ignoring the options' wait time.
+     *
+     * @return the handle, or empty when another owner holds the lock
+     * @throws LockUnavailableException when Redis cannot be reached or does not answer in time
+     */
+    Optional<LockHandle> tryAcquire(String key, LockOptions options);
+
+    /**
+     * Runs {@code work} while holding the lock and releases it on every path, as {@link #acquire(String, LockOptions)}
+     * followed by {@link LockHandle#release()} in a {@code finally} block.
+     *
+     * <p>If the work succeeds but the lease was lost before the release, the release's {@link LeaseLostException} is
+     * thrown and the work's result is discarded: the caller learns that the work may have overlapped another holder.
+     * If the work throws, that exception propagates, with any release failure added as suppressed.
+     *
+     * @param <T> the work's result
+     * @param <E> the checked exception the work may throw ({@link RuntimeException} when it throws none)
+     * @return what the work returned
+     * @throws E what the work threw
+     */
+    <T, E extends Exception> T executeLocked(String key, LockOptions options, LockedWork<T, E> work) throws E;
+
+    /** Work run under a lock by {@link #executeLocked}. */
+    @FunctionalInterface
+    interface LockedWork<T, E extends Exception> {
+
+        /**
+         * Does the work.
+         *
+         * @param lock the held lock, for its fencing token or {@link LockHandle#isHeld()}
+         */
+        T run(LockHandle lock) throws E;
+    }
+}

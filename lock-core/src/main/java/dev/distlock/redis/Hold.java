@@ -1,0 +1,156 @@
+package dev.distlock.redis;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LeaseLostException;
+
+/**
+ * One owner's hold on one lock: the owner token in Redis, the reentrant acquisitions open under it, and the lease as
+ * this process knows it. Handles of the same owner and key share a hold.
+ */
+final class Hold {
+
+    private static final Log logger = LogFactory.getLog(Hold.class);
+
+    final HoldKey holdKey;
+
+    final String lockHash;
+
+    final String releaseChannel;
+
+    final String ownerToken;
+
+    private final AtomicInteger holdIds = new AtomicInteger();
+
+    private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
+
+    /** Open acquisitions, counted before their Redis call so that a concurrent release never ends the hold early. */
+    private int openHolds; // guarded by this
+
+    /** Every acquisition released: nothing of this hold is left to renew or report. */
+    private boolean finished; // guarded by this
+
+    private volatile @Nullable LeaseLostException lost;
+
+    /** When the lease ends unless renewed, on {@link System#nanoTime()}; measured from before the Redis call. */
+    private volatile long deadlineNanos;
+
+    /** Whether the watchdog renews this hold. */
+    volatile boolean watched;
+
+    /** The first handle of the hold: the one listeners are told about when the lease is lost. */
+    volatile @Nullable RedisLockHandle firstHandle;
+
+    Hold(HoldKey holdKey, String lockHash, String releaseChannel, String ownerToken) {
+        this.holdKey = holdKey;
+        this.lockHash = lockHash;
+        this.releaseChannel = releaseChannel;
+        this.ownerToken = ownerToken;
+    }
+
+    String key() {
+        return this.holdKey.key();
+    }
+
+    String nextHoldId() {
+        return Integer.toString(this.holdIds.incrementAndGet());
+    }
+
+    /** Counts one more acquisition, unless the hold has ended or its lease is lost. */
+    synchronized boolean open() {
+        if (this.finished || this.lost != null) {
+            return false;
+        }
+        this.openHolds++;
+        return true;
+    }
+
+    /**
+     * Counts one acquisition fewer (released, or never granted).
+     *
+     * @return whether that was the last one, which ends the hold
+     */
+    synchronized boolean close() {
+        if (--this.openHolds == 0) {
+            this.finished = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** Ended: every acquisition released, or the lease lost. */
+    synchronized boolean isOver() {
+        return this.finished || this.lost != null;
+    }
+
+    synchronized boolean isFinished() {
+        return this.finished;
+    }
+
+    /** Whether the lease is held as far as this process knows: not lost and not past its deadline. */
+    boolean isValid() {
+        return this.lost == null && System.nanoTime() - this.deadlineNanos < 0;
+    }
+
+    long deadlineNanos() {
+        return this.deadlineNanos;
+    }
+
+    /** Moves the deadline forward (never back) after Redis confirmed a lease that started no earlier than sentNanos. */
+    synchronized void extendDeadline(long sentNanos, long leaseNanos) {
+        long deadline = sentNanos + leaseNanos;
+        if (this.deadlineNanos == 0 || deadline - this.deadlineNanos > 0) {
+            this.deadlineNanos = deadline;
+        }
+    }
+
+    /**
+     * Records the loss.
+     *
+     * @return whether this call recorded it (false when it was already lost)
+     */
+    synchronized boolean markLost(LeaseLostException reason) {
+        if (this.lost != null) {
+            return false;
+        }
+        this.lost = reason;
+        return true;
+    }
+
+    /** Calls each lease-lost callback once, after {@link #markLost}. */
+    void runLostCallbacks(LeaseLostException reason) {
+        for (Consumer<LeaseLostException> callback : this.lostCallbacks) {
+            if (this.lostCallbacks.remove(callback)) { // whoever removes a callback calls it, so it runs once
+                call(callback, reason);
+            }
+        }
+    }
+
+    void onLost(Consumer<LeaseLostException> callback) {
+        this.lostCallbacks.add(callback);
+        LeaseLostException reason = this.lost;
+        if (reason != null && this.lostCallbacks.remove(callback)) {
+            call(callback, reason);
+        }
+    }
+
+    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
+        try {
+            callback.accept(reason);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Lease-lost callback for lock '" + reason.key() + "' failed", ex);
+        }
+    }
+
+    /** Who owns a hold, for reentrancy: an owner object (by default the thread) and the lock's key. */
+    record HoldKey(Object owner, String key) {
+    }
+}

@@ -1,0 +1,187 @@
+package dev.distlock.redis;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockListener;
+
+/**
+ * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
+ * to {@value #BATCH_SIZE} locks per script call (grouped by Redis Cluster slot when the connection is a cluster). No
+ * thread or timer per lock. A hold found deleted or taken is lost at once; one whose renewals keep failing is lost
+ * when its lease deadline passes, and failed renewals are retried sooner than the period.
+ */
+final class LeaseWatchdog {
+
+    static final int BATCH_SIZE = 100;
+
+    private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
+
+    private final Set<Hold> watched = ConcurrentHashMap.newKeySet();
+
+    private final LockScripts scripts;
+
+    private final ScheduledExecutorService scheduler;
+
+    private final long leaseNanos;
+
+    private final String leaseMillis;
+
+    private final long retryDelayNanos;
+
+    private final boolean groupBySlot;
+
+    private final LockListener listener;
+
+    private final LeaseLoss leaseLoss;
+
+    LeaseWatchdog(LockScripts scripts, ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
+            boolean groupBySlot, LockListener listener, LeaseLoss leaseLoss) {
+        this.scripts = scripts;
+        this.scheduler = scheduler;
+        this.leaseNanos = leaseNanos;
+        this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
+        this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
+        this.groupBySlot = groupBySlot;
+        this.listener = listener;
+        this.leaseLoss = leaseLoss;
+        scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+    }
+
+    void watch(Hold hold) {
+        if (!hold.watched) {
+            hold.watched = true;
+            this.watched.add(hold);
+        }
+    }
+
+    void unwatch(Hold hold) {
+        this.watched.remove(hold);
+    }
+
+    int watchedCount() {
+        return this.watched.size();
+    }
+
+    private void renewAll() {
+        renew(this.watched);
+    }
+
+    private void renew(Collection<Hold> holds) {
+        try {
+            for (List<Hold> batch : batches(holds)) {
+                renewBatch(batch);
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
+        }
+    }
+
+    private List<List<Hold>> batches(Collection<Hold> holds) {
+        if (!this.groupBySlot) {
+            return chunks(holds);
+        }
+        Map<Integer, List<Hold>> bySlot = new HashMap<>();
+        for (Hold hold : holds) {
+            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.lockHash), slot -> new ArrayList<>())
+                .add(hold);
+        }
+        List<List<Hold>> batches = new ArrayList<>();
+        for (List<Hold> slotHolds : bySlot.values()) {
+            batches.addAll(chunks(slotHolds));
+        }
+        return batches;
+    }
+
+    private static List<List<Hold>> chunks(Collection<Hold> holds) {
+        List<List<Hold>> chunks = new ArrayList<>();
+        List<Hold> chunk = new ArrayList<>(BATCH_SIZE);
+        for (Hold hold : holds) {
+            chunk.add(hold);
+            if (chunk.size() == BATCH_SIZE) {
+                chunks.add(chunk);
+                chunk = new ArrayList<>(BATCH_SIZE);
+            }
+        }
+        if (!chunk.isEmpty()) {
+            chunks.add(chunk);
+        }
+        return chunks;
+    }
+
+    private void renewBatch(List<Hold> batch) {
+        List<String> hashes = new ArrayList<>(batch.size());
+        List<String> tokens = new ArrayList<>(batch.size());
+        for (Hold hold : batch) {
+            hashes.add(hold.lockHash);
+            tokens.add(hold.ownerToken);
+        }
+        long sentNanos = System.nanoTime();
+        boolean[] renewed;
+        try {
+            renewed = this.scripts.renew(hashes, tokens, this.leaseMillis);
+        }
+        catch (RuntimeException ex) {
+            renewalFailed(batch, sentNanos, ex);
+            return;
+        }
+        int count = 0;
+        for (int i = 0; i < renewed.length; i++) {
+            Hold hold = batch.get(i);
+            if (renewed[i]) {
+                hold.extendDeadline(sentNanos, this.leaseNanos);
+                count++;
+            }
+            else if (!hold.isFinished()) {
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock '" + hold.key()
+                        + "' was deleted or taken by another owner while held; the watchdog could not renew it"));
+            }
+        }
+        if (count > 0) {
+            this.listener.renewed(count);
+        }
+    }
+
+    private void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
+        List<Hold> retry = new ArrayList<>(batch.size());
+        for (Hold hold : batch) {
+            if (hold.isFinished() || !this.watched.contains(hold)) {
+                continue;
+            }
+            if (sentNanos - hold.deadlineNanos() >= 0) {
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "The lease of lock '" + hold.key()
+                        + "' ran out while Redis could not be reached to renew it", cause));
+                continue;
+            }
+            RedisLockHandle handle = hold.firstHandle;
+            if (handle != null) {
+                Listeners.call(() -> this.listener.renewalFailed(handle, cause));
+            }
+            retry.add(hold);
+        }
+        if (!retry.isEmpty()) {
+            logger.warn("Could not renew " + retry.size() + " lock lease(s); retrying: " + cause);
+            this.scheduler.schedule(() -> renew(retry), this.retryDelayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Where the watchdog reports a lost lease. */
+    @FunctionalInterface
+    interface LeaseLoss {
+
+        void lose(Hold hold, LeaseLostException reason);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.distlock.redis;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/** Calls a {@link dev.distlock.LockListener} so that its failure never breaks a lock operation. */
+final class Listeners {
+
+    private static final Log logger = LogFactory.getLog(Listeners.class);
+
+    private Listeners() {
+    }
+
+    static void call(Runnable event) {
+        try {
+            event.run();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("A LockListener failed", ex);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.distlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The lock's Lua scripts, one per operation, loaded once from the classpath ({@code dev/distlock/redis/*.lua}) and run
+ * with EVALSHA through the template, which falls back to EVAL (reloading the script) when Redis answers NOSCRIPT after
+ * a {@code SCRIPT FLUSH} or a restart.
+ */
+final class LockScripts {
+
+    /** What {@link #release} answers. */
+    static final long FREED = 1;
+
+    static final long STILL_HELD = 2;
+
+    static final long ALREADY_RELEASED = 0;
+
+    static final long HELD_BY_ANOTHER = -1;
+
+    static final long NOT_HELD = -2;
+
+    private final StringRedisTemplate redis;
+
+    private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
+
+    private final RedisScript<Long> release = load("release.lua", Long.class);
+
+    @SuppressWarnings("rawtypes")
+    private final RedisScript<List> renew = load("renew.lua", List.class);
+
+    LockScripts(StringRedisTemplate redis) {
+        this.redis = redis;
+    }
+
+    private static <T> RedisScript<T> load(String name, Class<T> resultType) {
+        DefaultRedisScript<T> script = new DefaultRedisScript<>();
+        script.setLocation(new ClassPathResource("dev/distlock/redis/" + name));
+        script.setResultType(resultType);
+        script.getSha1(); // reads the file now, so a missing script fails at start-up
+        return script;
+    }
+
+    /**
+     * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, otherwise {@code -1 - holder's remaining
+     * lease in ms}.
+     */
+    long acquire(String lockHash, String ownerToken, String holdId, String leaseMillis) {
+        return run(this.acquire, List.of(lockHash), ownerToken, holdId, leaseMillis);
+    }
+
+    /**
+     * Runs release.lua with {@code keepHeldMillis} "0" to free the lock at once, or more to leave it held that long.
+     * Returns one of {@link #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
+     */
+    long release(String lockHash, String ownerToken, String holdId, String channel, String message,
+            String retentionMillis, String keepHeldMillis) {
+        return run(this.release, List.of(lockHash), ownerToken, holdId, channel, message, retentionMillis,
+                keepHeldMillis);
+    }
+
+    /** Runs renew.lua over one batch of locks in one slot: returns, per lock, whether it was renewed. */
+    boolean[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
+        List<String> args = new ArrayList<>(ownerTokens.size() + 1);
+        args.add(leaseMillis);
+        args.addAll(ownerTokens);
+        List<?> replies = this.redis.execute(this.renew, lockHashes, args.toArray());
+        boolean[] renewed = new boolean[lockHashes.size()];
+        for (int i = 0; i < renewed.length; i++) {
+            renewed[i] = replies != null && ((Number) replies.get(i)).longValue() == 1;
+        }
+        return renewed;
+    }
+
+    private long run(RedisScript<Long> script, List<String> keys, Object... args) {
+        Long reply = this.redis.execute(script, keys, args);
+        if (reply == null) {
+            // Only inside a pipeline or transaction, which a lock cannot take part in.
+            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+        }
+        return reply;
+    }
+}

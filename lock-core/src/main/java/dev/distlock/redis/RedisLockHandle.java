@@ -1,0 +1,93 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+
+/** One acquisition: a hold id within its owner's {@link Hold}. */
+final class RedisLockHandle implements LockHandle {
+
+    final Hold hold;
+
+    final String holdId;
+
+    final long acquiredNanos;
+
+    private final long fencingToken;
+
+    private final RedisLockService service;
+
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    RedisLockHandle(RedisLockService service, Hold hold, String holdId, long fencingToken, long acquiredNanos) {
+        this.service = service;
+        this.hold = hold;
+        this.holdId = holdId;
+        this.fencingToken = fencingToken;
+        this.acquiredNanos = acquiredNanos;
+    }
+
+    @Override
+    public String key() {
+        return this.hold.key();
+    }
+
+    @Override
+    public String ownerToken() {
+        return this.hold.ownerToken;
+    }
+
+    @Override
+    public long fencingToken() {
+        return this.fencingToken;
+    }
+
+    @Override
+    public Instant leaseDeadline() {
+        return Instant.now().plusNanos(this.hold.deadlineNanos() - System.nanoTime());
+    }
+
+    @Override
+    public boolean isHeld() {
+        return !this.released.get() && this.hold.isValid();
+    }
+
+    @Override
+    public void onLeaseLost(Consumer<LeaseLostException> callback) {
+        if (callback == null) {
+            throw new IllegalArgumentException("callback must not be null");
+        }
+        this.hold.onLost(callback);
+    }
+
+    @Override
+    public void release() {
+        if (this.released.compareAndSet(false, true)) {
+            this.service.release(this, 0);
+        }
+    }
+
+    @Override
+    public void releaseAfter(Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be null or negative, but was " + delay);
+        }
+        if (delay.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException(
+                    "delay must be at most " + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + delay);
+        }
+        if (this.released.compareAndSet(false, true)) {
+            this.service.release(this, delay.toMillis());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockHandle[key=" + key() + ", fencingToken=" + this.fencingToken + ", held=" + isHeld() + "]";
+    }
+}

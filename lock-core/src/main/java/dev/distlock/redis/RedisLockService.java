@@ -1,0 +1,554 @@
+package dev.distlock.redis;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockInterruptedException;
+import dev.distlock.LockListener;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.NotLockOwnerException;
+import dev.distlock.redis.Hold.HoldKey;
+import dev.distlock.redis.ReleaseSubscriptions.Waiter;
+
+/**
+ * A {@link LockService} on Redis, through a Spring Data Redis {@link StringRedisTemplate}.
+ *
+ * <p>A lock cycle costs two round trips: one script to acquire, one to release (which also publishes the release).
+ * One daemon thread per service renews watchdog leases in batches and closes idle subscriptions; waiting threads
+ * share one pub/sub connection. {@link #close()} stops both; locks still held then expire at the end of their lease.
+ *
+ * <pre>{@code
+ * RedisLockService locks = RedisLockService.builder(stringRedisTemplate).keyPrefix("orders").build();
+ * }</pre>
+ */
+public final class RedisLockService implements LockService, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(RedisLockService.class);
+
+    private static final AtomicInteger threadCount = new AtomicInteger();
+
+    private static final long POLL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private static final long POLL_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final int RELEASE_ATTEMPTS = 3;
+
+    private final LockKeys keys;
+
+    private final LockScripts scripts;
+
+    private final Duration defaultWaitTime;
+
+    private final long watchdogLeaseNanos;
+
+    private final String watchdogLeaseMillis;
+
+    private final String tokenRetentionMillis;
+
+    private final String clientId;
+
+    private final LockListener listener;
+
+    private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
+
+    private final SecureRandom random = new SecureRandom();
+
+    private final ScheduledThreadPoolExecutor scheduler;
+
+    private final LeaseWatchdog watchdog;
+
+    private final ReleaseSubscriptions subscriptions;
+
+    private volatile boolean closed;
+
+    private RedisLockService(Builder builder) {
+        this.keys = new LockKeys(builder.keyPrefix);
+        this.scripts = new LockScripts(builder.redis);
+        this.defaultWaitTime = builder.defaultWaitTime;
+        this.watchdogLeaseNanos = builder.watchdogLease.toNanos();
+        this.watchdogLeaseMillis = Long.toString(builder.watchdogLease.toMillis());
+        this.tokenRetentionMillis = Long.toString(builder.tokenRetention.toMillis());
+        this.clientId = HexFormat.of().formatHex(randomBytes(8));
+        this.listener = builder.listener;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "distlock-watchdog-" + threadCount.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.scheduler.setRemoveOnCancelPolicy(true);
+        RedisConnectionFactory connectionFactory = builder.redis.getRequiredConnectionFactory();
+        boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+        Duration interval = (builder.renewalInterval != null) ? builder.renewalInterval
+                : builder.watchdogLease.dividedBy(3);
+        this.watchdog = new LeaseWatchdog(this.scripts, this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
+                cluster, this.listener, this::lose);
+        this.subscriptions = new ReleaseSubscriptions(connectionFactory,
+                this.keys.prefix() + ":client:" + this.clientId, this.clientId);
+        long lingerNanos = TimeUnit.SECONDS.toNanos(10);
+        this.scheduler.scheduleWithFixedDelay(() -> this.subscriptions.sweepIdle(lingerNanos), lingerNanos,
+                lingerNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Starts building a service on the given template (any connection factory; Lettuce is the tested one). */
+    public static Builder builder(StringRedisTemplate redis) {
+        if (redis == null) {
+            throw new IllegalArgumentException("redis template must not be null");
+        }
+        return new Builder(redis);
+    }
+
+    @Override
+    public LockHandle acquire(String key, LockOptions options) {
+        RedisLockHandle handle = acquire(key, options, false);
+        if (handle == null) {
+            throw new IllegalStateException("unreachable: a waiting acquisition returns a handle or throws");
+        }
+        return handle;
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(String key, LockOptions options) {
+        return Optional.ofNullable(acquire(key, options, true));
+    }
+
+    @Override
+    public <T, E extends Exception> T executeLocked(String key, LockOptions options, LockedWork<T, E> work) throws E {
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+        LockHandle lock = acquire(key, options);
+        T result;
+        try {
+            result = work.run(lock);
+        }
+        catch (Throwable ex) {
+            try {
+                lock.release();
+            }
+            catch (RuntimeException releaseFailure) {
+                ex.addSuppressed(releaseFailure);
+            }
+            throw ex;
+        }
+        lock.release();
+        return result;
+    }
+
+    /** Acquires, or returns null when {@code once} and the lock is held. */
+    private @Nullable RedisLockHandle acquire(String key, LockOptions options, boolean once) {
+        LockKeys.checkKey(key);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
+        }
+        if (this.closed) {
+            throw new IllegalStateException("This LockService is closed");
+        }
+        long start = System.nanoTime();
+        Duration wait = once ? Duration.ZERO
+                : (options.waitTime() != null ? options.waitTime() : this.defaultWaitTime);
+        Acquisition acquisition = new Acquisition(key, options);
+        RedisLockHandle handle;
+        try {
+            handle = acquisition.attempt();
+            if (handle == null && !wait.isZero()) {
+                handle = waitFor(acquisition, start, saturatedNanos(wait));
+            }
+        }
+        catch (LockException ex) {
+            Listeners.call(() -> this.listener.acquireFailed(key, since(start), ex));
+            throw ex;
+        }
+        Duration waited = since(start);
+        if (handle == null) {
+            Listeners.call(() -> this.listener.notAcquired(key, waited));
+            if (once) {
+                return null;
+            }
+            throw new LockTimeoutException(key, waited);
+        }
+        RedisLockHandle acquired = handle;
+        Listeners.call(() -> this.listener.acquired(acquired, waited));
+        return handle;
+    }
+
+    /**
+     * Waits for a release: woken by the release message (or a local release), and by the holder's lease running out,
+     * which publishes nothing. Without a subscription it polls with capped exponential backoff and jitter.
+     */
+    private @Nullable RedisLockHandle waitFor(Acquisition acquisition, long start, long waitNanos) {
+        Waiter waiter = this.subscriptions.startWaiting(this.keys.releaseChannel(acquisition.key));
+        boolean acquired = false;
+        try {
+            long pollNanos = POLL_MIN_NANOS;
+            while (true) {
+                waiter.arm();
+                RedisLockHandle handle = acquisition.attempt();
+                if (handle != null) {
+                    acquired = true;
+                    return handle;
+                }
+                long remaining = waitNanos - (System.nanoTime() - start);
+                if (remaining <= 0) {
+                    return null;
+                }
+                long pause = (acquisition.holderRemainingMillis >= 0)
+                        ? TimeUnit.MILLISECONDS.toNanos(acquisition.holderRemainingMillis + 1) : POLL_MAX_NANOS;
+                if (!waiter.subscribed()) {
+                    pause = Math.min(pause, pollNanos / 2 + ThreadLocalRandom.current().nextLong(pollNanos / 2 + 1));
+                    pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);
+                }
+                if (!waiter.await(Math.min(pause, remaining))) {
+                    Thread.currentThread().interrupt();
+                    throw new LockInterruptedException(acquisition.key, new InterruptedException());
+                }
+            }
+        }
+        finally {
+            waiter.finish(acquired);
+        }
+    }
+
+    /** Releases one acquisition; {@code keepHeldMillis} > 0 leaves the lock held that much longer. */
+    void release(RedisLockHandle handle, long keepHeldMillis) {
+        Hold hold = handle.hold;
+        if (hold.close()) {
+            forget(hold); // the owner's last acquisition: stop renewing before the lock is freed
+        }
+        long reply;
+        try {
+            reply = releaseWithRetries(hold, handle.holdId, keepHeldMillis);
+        }
+        catch (DataAccessException ex) {
+            LockUnavailableException failure = new LockUnavailableException(hold.key(), "Could not release lock '"
+                    + hold.key() + "': Redis did not answer; the lock stays until its lease runs out", ex);
+            logger.warn(failure.getMessage(), ex);
+            Listeners.call(() -> this.listener.releaseFailed(handle, failure));
+            throw failure;
+        }
+        if (reply == LockScripts.FREED && keepHeldMillis == 0) {
+            this.subscriptions.signalLocal(hold.releaseChannel);
+        }
+        if (reply >= 0) {
+            Listeners.call(() -> this.listener.released(handle, since(handle.acquiredNanos)));
+            return;
+        }
+        LeaseLostException lost = (reply == LockScripts.HELD_BY_ANOTHER)
+                ? new NotLockOwnerException(hold.key(), "Lock '" + hold.key() + "' is held by another owner: this "
+                        + "holder's lease (fencing token " + handle.fencingToken() + ") was lost before release")
+                : new LeaseLostException(hold.key(), "Lock '" + hold.key()
+                        + "' was no longer held at release: its lease ran out before the holder released it");
+        lose(hold, lost);
+        Listeners.call(() -> this.listener.releaseFailed(handle, lost));
+        throw lost;
+    }
+
+    private long releaseWithRetries(Hold hold, String holdId, long keepHeldMillis) {
+        String keepHeld = Long.toString(keepHeldMillis);
+        for (int attempt = 1;; attempt++) {
+            try {
+                return this.scripts.release(hold.lockHash, hold.ownerToken, holdId, hold.releaseChannel,
+                        this.clientId, this.tokenRetentionMillis, keepHeld);
+            }
+            catch (DataAccessException ex) {
+                // A retry is safe: the script recognises a hold it released already and never touches another's.
+                if (attempt == RELEASE_ATTEMPTS || !pause(50L * attempt)) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    private static boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Reports a lost lease once: stops renewing it, logs it, and tells the listener, then the holder's callbacks. */
+    private void lose(Hold hold, LeaseLostException reason) {
+        forget(hold);
+        if (hold.markLost(reason)) {
+            logger.warn(reason.getMessage());
+            RedisLockHandle first = hold.firstHandle;
+            if (first != null) {
+                Listeners.call(() -> this.listener.leaseLost(first, reason));
+            }
+            hold.runLostCallbacks(reason);
+        }
+    }
+
+    private void forget(Hold hold) {
+        this.holds.remove(hold.holdKey, hold);
+        this.watchdog.unwatch(hold);
+    }
+
+    /** How many leases the watchdog is renewing now. */
+    public int renewingCount() {
+        return this.watchdog.watchedCount();
+    }
+
+    /**
+     * Stops the watchdog and closes the release subscription. Locks still held are not released: they expire at the
+     * end of their lease. Acquiring afterwards throws {@link IllegalStateException}.
+     */
+    @Override
+    public void close() {
+        this.closed = true;
+        this.scheduler.shutdownNow();
+        this.subscriptions.close();
+    }
+
+    private byte[] randomBytes(int count) {
+        byte[] bytes = new byte[count];
+        this.random.nextBytes(bytes);
+        return bytes;
+    }
+
+    private static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** One call's attempts at one lock: re-entering the owner's hold, or taking a new one. */
+    private final class Acquisition {
+
+        final String key;
+
+        final HoldKey holdKey;
+
+        final boolean watchdog;
+
+        final long leaseNanos;
+
+        final String leaseMillis;
+
+        /** The new hold this call would create; its owner token is made once, not per attempt. */
+        private @Nullable Hold fresh;
+
+        /** From the last failed attempt: the holder's remaining lease, or -1 when unknown. */
+        long holderRemainingMillis = -1;
+
+        Acquisition(String key, LockOptions options) {
+            this.key = key;
+            Object owner = options.owner();
+            this.holdKey = new HoldKey(owner != null ? owner : Thread.currentThread(), key);
+            Duration lease = options.leaseTime();
+            this.watchdog = (lease == null);
+            this.leaseNanos = (lease == null) ? RedisLockService.this.watchdogLeaseNanos : lease.toNanos();
+            this.leaseMillis = (lease == null) ? RedisLockService.this.watchdogLeaseMillis
+                    : Long.toString(lease.toMillis());
+        }
+
+        @Nullable RedisLockHandle attempt() {
+            Hold current = RedisLockService.this.holds.get(this.holdKey);
+            if (current != null && current.open()) {
+                RedisLockHandle handle = grant(current, true);
+                if (handle == null) {
+                    lose(current, new NotLockOwnerException(this.key, "Lock '" + this.key + "' is held by another "
+                            + "owner: the lease of this owner's outer acquisition was lost"));
+                }
+                return handle;
+            }
+            Hold hold = this.fresh;
+            if (hold == null) {
+                LockKeys keys = RedisLockService.this.keys;
+                hold = new Hold(this.holdKey, keys.lockHash(this.key), keys.releaseChannel(this.key),
+                        HexFormat.of().formatHex(randomBytes(16)));
+                this.fresh = hold;
+            }
+            return grant(hold, false);
+        }
+
+        private @Nullable RedisLockHandle grant(Hold hold, boolean reentrant) {
+            String holdId = hold.nextHoldId();
+            long sentNanos = System.nanoTime();
+            long reply;
+            try {
+                reply = RedisLockService.this.scripts.acquire(hold.lockHash, hold.ownerToken, holdId,
+                        this.leaseMillis);
+            }
+            catch (DataAccessException ex) {
+                if (reentrant && hold.close()) {
+                    forget(hold);
+                }
+                throw unavailable(hold, holdId, ex);
+            }
+            if (reply <= 0) {
+                this.holderRemainingMillis = -reply - 1;
+                if (reentrant && hold.close()) {
+                    forget(hold);
+                }
+                return null;
+            }
+            hold.extendDeadline(sentNanos, this.leaseNanos);
+            if (!reentrant) {
+                hold.open();
+                RedisLockService.this.holds.merge(this.holdKey, hold, (old, mine) -> old.isOver() ? mine : old);
+            }
+            if (this.watchdog) {
+                RedisLockService.this.watchdog.watch(hold);
+            }
+            RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, reply, sentNanos);
+            if (hold.firstHandle == null) {
+                hold.firstHandle = handle;
+            }
+            return handle;
+        }
+
+        /**
+         * After a timeout the script may have run: undo this acquisition so that no lock outlives the failure. A
+         * refused connection never reached Redis, so it needs no undo.
+         */
+        private LockUnavailableException unavailable(Hold hold, String holdId, DataAccessException cause) {
+            if (cause instanceof QueryTimeoutException) {
+                try {
+                    RedisLockService.this.scripts.release(hold.lockHash, hold.ownerToken, holdId,
+                            hold.releaseChannel, RedisLockService.this.clientId,
+                            RedisLockService.this.tokenRetentionMillis, "0");
+                }
+                catch (DataAccessException undoFailure) {
+                    cause.addSuppressed(undoFailure);
+                }
+            }
+            return new LockUnavailableException(this.key,
+                    "Redis could not be reached or did not answer while acquiring lock '" + this.key + "'", cause);
+        }
+    }
+
+    /** Settings of a {@link RedisLockService}; each is checked when set, with a message naming it. */
+    public static final class Builder {
+
+        private final StringRedisTemplate redis;
+
+        private String keyPrefix = "distlock";
+
+        private Duration defaultWaitTime = Duration.ofSeconds(10);
+
+        private Duration watchdogLease = Duration.ofSeconds(30);
+
+        private @Nullable Duration renewalInterval;
+
+        private Duration tokenRetention = Duration.ofHours(1);
+
+        private LockListener listener = new LockListener() {
+        };
+
+        private Builder(StringRedisTemplate redis) {
+            this.redis = redis;
+        }
+
+        /** The prefix of every Redis key and channel of the service's locks. Default {@code distlock}. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = LockKeys.checkPrefix(keyPrefix);
+            return this;
+        }
+
+        /** How long {@code acquire} waits when the options name no wait time. Default 10 seconds. */
+        public Builder defaultWaitTime(Duration defaultWaitTime) {
+            requireNonNull(defaultWaitTime, "defaultWaitTime");
+            if (defaultWaitTime.isNegative()) {
+                throw new IllegalArgumentException("defaultWaitTime must not be negative, but was " + defaultWaitTime);
+            }
+            this.defaultWaitTime = defaultWaitTime;
+            return this;
+        }
+
+        /**
+         * The lease the watchdog keeps alive for locks taken without a fixed lease: how long such a lock survives its
+         * holder's crash. Default 30 seconds.
+         */
+        public Builder watchdogLease(Duration watchdogLease) {
+            requireNonNull(watchdogLease, "watchdogLease");
+            if (watchdogLease.toMillis() < 1 || watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException("watchdogLease must be between 1ms and "
+                        + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + watchdogLease);
+            }
+            this.watchdogLease = watchdogLease;
+            return this;
+        }
+
+        /** How often the watchdog renews leases; shorter than the lease. Default a third of the watchdog lease. */
+        public Builder renewalInterval(Duration renewalInterval) {
+            requireNonNull(renewalInterval, "renewalInterval");
+            if (renewalInterval.toMillis() < 1) {
+                throw new IllegalArgumentException("renewalInterval must be at least 1ms, but was " + renewalInterval);
+            }
+            this.renewalInterval = renewalInterval;
+            return this;
+        }
+
+        /**
+         * How long a freed lock keeps its last fencing token, so that tokens keep increasing even if Redis's clock
+         * steps back by less than this. Default one hour.
+         */
+        public Builder tokenRetention(Duration tokenRetention) {
+            requireNonNull(tokenRetention, "tokenRetention");
+            if (tokenRetention.toMillis() < 1000) {
+                throw new IllegalArgumentException("tokenRetention must be at least 1s, but was " + tokenRetention);
+            }
+            this.tokenRetention = tokenRetention;
+            return this;
+        }
+
+        /** Receives lock events; see {@link LockListener} for its threading rules. */
+        public Builder listener(LockListener listener) {
+            requireNonNull(listener, "listener");
+            this.listener = listener;
+            return this;
+        }
+
+        /**
+         * Builds the service and starts its watchdog thread.
+         *
+         * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease
+         */
+        public RedisLockService build() {
+            if (this.renewalInterval != null && this.renewalInterval.compareTo(this.watchdogLease) >= 0) {
+                throw new IllegalArgumentException("renewalInterval (" + this.renewalInterval
+                        + ") must be shorter than watchdogLease (" + this.watchdogLease + ")");
+            }
+            return new RedisLockService(this);
+        }
+
+        private static void requireNonNull(@Nullable Object value, String name) {
+            if (value == null) {
+                throw new IllegalArgumentException(name + " must not be null");
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+package dev.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Wakes this process's waiters when a lock is released. All waiters share one pub/sub connection; a key's channel is
+ * subscribed while some thread waits for it (and for a short linger after, so hot keys do not churn), and each
+ * release wakes one local waiter. Releases made by this process wake a local waiter directly, without waiting for the
+ * message to come back from Redis.
+ */
+final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
+
+    private final RedisConnectionFactory connectionFactory;
+
+    /** Subscribed for the connection's whole life, so that the subscription stays open between waits. */
+    private final byte[] anchorChannel;
+
+    /** This process's release message: its own releases were signalled locally already. */
+    private final byte[] ownMessage;
+
+    private final ConcurrentHashMap<String, KeyWaiters> waitersByChannel = new ConcurrentHashMap<>();
+
+    /** Guards the connection and every subscribe and unsubscribe. Never taken by the message thread. */
+    private final ReentrantLock subscriptionLock = new ReentrantLock();
+
+    private @Nullable RedisConnection connection; // guarded by subscriptionLock
+
+    private boolean closed; // guarded by subscriptionLock
+
+    ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel, String ownMessage) {
+        this.connectionFactory = connectionFactory;
+        this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
+        this.ownMessage = ownMessage.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Registers the calling thread as a waiter on a channel, subscribing to it first if needed. */
+    Waiter startWaiting(String channel) {
+        while (true) {
+            KeyWaiters waiters = this.waitersByChannel.computeIfAbsent(channel, KeyWaiters::new);
+            if (waiters.join()) {
+                if (!waiters.subscribed) {
+                    subscribe(waiters);
+                }
+                return new Waiter(waiters);
+            }
+            // closed by the sweeper between lookup and join: take the fresh one
+        }
+    }
+
+    /** Wakes one local waiter for a lock this process released. */
+    void signalLocal(String channel) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
+        if (waiters != null) {
+            waiters.signalOne();
+        }
+    }
+
+    @Override
+    public void onMessage(Message message, byte @Nullable [] pattern) {
+        if (!Arrays.equals(message.getBody(), this.ownMessage)) {
+            signalLocal(new String(message.getChannel(), StandardCharsets.UTF_8));
+        }
+    }
+
+    private void subscribe(KeyWaiters waiters) {
+        byte[] channel = waiters.channel.getBytes(StandardCharsets.UTF_8);
+        this.subscriptionLock.lock();
+        try {
+            if (waiters.subscribed || this.closed) {
+                return;
+            }
+            RedisConnection current = this.connection;
+            if (current != null && current.isSubscribed()) {
+                current.getSubscription().subscribe(channel);
+            }
+            else {
+                if (current != null) {
+                    current.close();
+                }
+                // A first subscription, or one that died: subscribe again to every channel waited on.
+                List<byte[]> channels = new ArrayList<>();
+                channels.add(this.anchorChannel);
+                channels.add(channel);
+                for (KeyWaiters other : this.waitersByChannel.values()) {
+                    if (other.subscribed) {
+                        channels.add(other.channel.getBytes(StandardCharsets.UTF_8));
+                    }
+                }
+                current = this.connectionFactory.getConnection();
+                this.connection = current;
+                current.subscribe(this, channels.toArray(new byte[0][]));
+            }
+            waiters.subscribed = true;
+        }
+        catch (RuntimeException ex) {
+            // Waiters fall back to polling; the next waiter tries to subscribe again.
+            logger.debug("Could not subscribe to " + waiters.channel + "; waiters poll instead", ex);
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+
+    /** Unsubscribes from channels nobody has waited on for {@code lingerNanos}. */
+    void sweepIdle(long lingerNanos) {
+        long now = System.nanoTime();
+        for (KeyWaiters waiters : this.waitersByChannel.values()) {
+            if (!waiters.idleSince(now, lingerNanos)) {
+                continue;
+            }
+            this.subscriptionLock.lock();
+            try {
+                if (!waiters.closeIfIdle(now, lingerNanos)) {
+                    continue;
+                }
+                this.waitersByChannel.remove(waiters.channel, waiters);
+                RedisConnection current = this.connection;
+                if (waiters.subscribed && current != null && current.isSubscribed()) {
+                    current.getSubscription().unsubscribe(waiters.channel.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Could not unsubscribe from " + waiters.channel, ex);
+            }
+            finally {
+                this.subscriptionLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        this.subscriptionLock.lock();
+        try {
+            this.closed = true;
+            if (this.connection != null) {
+                this.connection.close();
+                this.connection = null;
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not close the release subscription", ex);
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+
+    /** The waiters of one channel in this process, in arrival order. */
+    static final class KeyWaiters {
+
+        final String channel;
+
+        volatile boolean subscribed;
+
+        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(); // guarded by this
+
+        private int users; // guarded by this
+
+        private long idleSince = System.nanoTime(); // guarded by this
+
+        private boolean closed; // guarded by this
+
+        KeyWaiters(String channel) {
+            this.channel = channel;
+        }
+
+        synchronized boolean join() {
+            if (this.closed) {
+                return false;
+            }
+            this.users++;
+            return true;
+        }
+
+        synchronized void arm(Waiter waiter) {
+            waiter.signalled = false;
+            if (!waiter.queued) {
+                waiter.queued = true;
+                this.queue.addLast(waiter);
+            }
+        }
+
+        void signalOne() {
+            Waiter waiter;
+            synchronized (this) {
+                waiter = this.queue.pollFirst();
+                if (waiter == null) {
+                    return;
+                }
+                waiter.queued = false;
+                waiter.signalled = true;
+            }
+            LockSupport.unpark(waiter.thread);
+        }
+
+        void leave(Waiter waiter, boolean acquired) {
+            boolean passOn;
+            synchronized (this) {
+                if (waiter.queued) {
+                    this.queue.remove(waiter);
+                    waiter.queued = false;
+                }
+                passOn = waiter.signalled && !acquired;
+                if (--this.users == 0) {
+                    this.idleSince = System.nanoTime();
+                }
+            }
+            if (passOn) {
+                signalOne(); // a wake-up this waiter did not use belongs to the next one
+            }
+        }
+
+        synchronized boolean idleSince(long now, long lingerNanos) {
+            return this.users == 0 && now - this.idleSince >= lingerNanos;
+        }
+
+        synchronized boolean closeIfIdle(long now, long lingerNanos) {
+            if (idleSince(now, lingerNanos)) {
+                this.closed = true;
+            }
+            return this.closed;
+        }
+    }
+
+    /** One waiting thread. Armed before each attempt, so a release between attempt and sleep is not missed. */
+    static final class Waiter {
+
+        final KeyWaiters waiters;
+
+        final Thread thread = Thread.currentThread();
+
+        volatile boolean signalled;
+
+        boolean queued; // guarded by waiters
+
+        Waiter(KeyWaiters waiters) {
+            this.waiters = waiters;
+        }
+
+        boolean subscribed() {
+            return this.waiters.subscribed;
+        }
+
+        void arm() {
+            this.waiters.arm(this);
+        }
+
+        /**
+         * Sleeps until signalled or {@code nanos} pass.
+         *
+         * @return false when the thread was interrupted (the flag is cleared)
+         */
+        boolean await(long nanos) {
+            long deadline = System.nanoTime() + nanos;
+            while (!this.signalled) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        void finish(boolean acquired) {
+            this.waiters.leave(this, acquired);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.NullSource;
+
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+/** Bad input fails at the call with a message naming the argument, and nothing reaches Redis. */
+@RedisTest
+class BadInputTest {
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    private RedisLockService locks;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+        this.locks = this.clients.service();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        assertThat(this.redis.call("DBSIZE")).as("nothing written to Redis").isEqualTo("0");
+        this.clients.close();
+    }
+
+    static Stream<Arguments> badKeys() {
+        return Stream.of(Arguments.of(null, "key must not be null"), Arguments.of("", "key must not be blank"),
+                Arguments.of("  \t", "key must not be blank"),
+                Arguments.of("x".repeat(LockService.MAX_KEY_LENGTH + 1), "key must be at most 1024 characters"),
+                Arguments.of("x".repeat(10_000), "key must be at most 1024 characters"),
+                Arguments.of("a{b}", "key must not contain braces"), Arguments.of("}", "key must not contain braces"),
+                Arguments.of("line\nbreak", "key must not contain control characters"),
+                Arguments.of("nul\0", "key must not contain control characters"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badKeys")
+    void badKeysAreRejectedByEveryEntryPoint(String key, String message) {
+        assertThatThrownBy(() -> this.locks.acquire(key)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining(message);
+        assertThatThrownBy(() -> this.locks.tryAcquire(key)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining(message);
+        assertThatThrownBy(() -> this.locks.executeLocked(key, LockOptions.defaults(), lock -> "never"))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining(message);
+    }
+
+    @Test
+    void goodKeysWithSpacesUnicodeAndPunctuationWork() {
+        for (String key : new String[] { "with spaces", "ünïcødé:日本", "a:b/c#d", "x".repeat(1024) }) {
+            this.locks.acquire(key).release();
+            assertThat(this.redis.call("HGET", "distlock:{" + key + "}:lock", "owner")).isNull();
+        }
+        this.redis.call("FLUSHALL"); // the freed locks keep their last fencing token; clear them for tearDown
+    }
+
+    @ParameterizedTest
+    @NullSource
+    void nullOptionsAreRejected(LockOptions options) {
+        assertThatThrownBy(() -> this.locks.acquire("k", options)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("options must not be null");
+        assertThatThrownBy(() -> this.locks.tryAcquire("k", options)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("options must not be null");
+        assertThatThrownBy(() -> this.locks.executeLocked("k", LockOptions.defaults(), null))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("work must not be null");
+    }
+
+    @Test
+    void badDurationsAreRejectedWhenTheOptionsAreMade() {
+        LockOptions defaults = LockOptions.defaults();
+        assertThatThrownBy(() -> defaults.withLeaseTime(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("leaseTime must be at least 1ms");
+        assertThatThrownBy(() -> defaults.withLeaseTime(Duration.ofMillis(-5)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> defaults.withLeaseTime(Duration.ofNanos(999_999)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> defaults.withLeaseTime(Duration.ofDays(365)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("leaseTime must be at most 7 days");
+        assertThatThrownBy(() -> defaults.withLeaseTime(null)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("leaseTime must not be null");
+        assertThatThrownBy(() -> defaults.withWaitTime(Duration.ofSeconds(-1)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("waitTime must not be negative");
+        assertThatThrownBy(() -> defaults.withWaitTime(null)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("waitTime must not be null");
+        assertThatThrownBy(() -> defaults.withOwner(null)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("owner must not be null");
+    }
+
+    @Test
+    void aHugeWaitIsAcceptedAsWaitingForever() {
+        LockOptions forever = LockOptions.defaults().withWaitTime(Duration.ofSeconds(Long.MAX_VALUE));
+        this.locks.acquire("patient", forever).release();
+        this.redis.call("FLUSHALL");
+    }
+
+    @Test
+    void badServiceSettingsAreRejectedNamingTheSetting() {
+        RedisLockService.Builder builder = RedisLockService.builder(this.clients.template());
+        assertThatThrownBy(() -> builder.keyPrefix(" ")).hasMessageContaining("keyPrefix must not be null or blank");
+        assertThatThrownBy(() -> builder.keyPrefix("a{b")).hasMessageContaining("keyPrefix must not contain braces");
+        assertThatThrownBy(() -> builder.watchdogLease(Duration.ZERO)).hasMessageContaining("watchdogLease");
+        assertThatThrownBy(() -> builder.defaultWaitTime(Duration.ofSeconds(-1)))
+            .hasMessageContaining("defaultWaitTime must not be negative");
+        assertThatThrownBy(() -> builder.renewalInterval(Duration.ZERO)).hasMessageContaining("renewalInterval");
+        assertThatThrownBy(() -> builder.watchdogLease(Duration.ofSeconds(3))
+            .renewalInterval(Duration.ofSeconds(3))
+            .build()).hasMessageContaining("renewalInterval (PT3S) must be shorter than watchdogLease (PT3S)");
+        assertThatThrownBy(() -> RedisLockService.builder(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.test.RedisNode;
+
+/**
+ * Independent clients of one Redis server, each with its own connection factory, as two services would have. Closes
+ * everything it made.
+ */
+final class RedisClients implements AutoCloseable {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    private final RedisNode node;
+
+    RedisClients(RedisNode node) {
+        this.node = node;
+    }
+
+    StringRedisTemplate template() {
+        return template(this.node.port(), Duration.ofSeconds(5));
+    }
+
+    StringRedisTemplate template(int port, Duration commandTimeout) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration("127.0.0.1", port),
+                LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+        factory.afterPropertiesSet();
+        factory.start();
+        this.resources.add(factory::destroy);
+        return new StringRedisTemplate(factory);
+    }
+
+    /** A lock service on a client of its own. */
+    RedisLockService service() {
+        return service(builder -> builder);
+    }
+
+    RedisLockService service(UnaryOperator<RedisLockService.Builder> settings) {
+        return service(template(), settings);
+    }
+
+    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockService.Builder> settings) {
+        RedisLockService service = settings.apply(RedisLockService.builder(template)).build();
+        this.resources.add(service);
+        return service;
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = this.resources.size() - 1; i >= 0; i--) {
+            this.resources.get(i).close();
+        }
+        this.resources.clear();
+    }
+}
