@@ -1,0 +1,48 @@
+package dev.distlock.reliability;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.redis.RedisLockService;
+
+/** Redis clients and lock services for one test or one client process; closes all it made. */
+final class Clients implements AutoCloseable {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    StringRedisTemplate template(int port, Duration commandTimeout) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration("127.0.0.1", port),
+                LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+        factory.afterPropertiesSet();
+        factory.start();
+        this.resources.add(factory::destroy);
+        return new StringRedisTemplate(factory);
+    }
+
+    RedisLockService service(int port, Duration commandTimeout, UnaryOperator<RedisLockService.Builder> settings) {
+        RedisLockService service = settings.apply(RedisLockService.builder(template(port, commandTimeout))).build();
+        this.resources.add(service);
+        return service;
+    }
+
+    @Override
+    public void close() {
+        for (int i = this.resources.size() - 1; i >= 0; i--) {
+            try {
+                this.resources.get(i).close();
+            }
+            catch (Exception ex) {
+                // closing after a fault may fail; the next resource still gets closed
+            }
+        }
+        this.resources.clear();
+    }
+}
