@@ -53,6 +53,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private static final long POLL_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /** The longest a subscribed waiter sleeps without checking: bounds the cost of a release message lost anyway. */
+    private static final long RECHECK_MAX_NANOS = TimeUnit.SECONDS.toNanos(5);
+
     private static final int RELEASE_ATTEMPTS = 3;
 
     private final LockKeys keys;
@@ -214,7 +217,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
                     return null;
                 }
                 long pause = (acquisition.holderRemainingMillis >= 0)
-                        ? TimeUnit.MILLISECONDS.toNanos(acquisition.holderRemainingMillis + 1) : POLL_MAX_NANOS;
+                        ? Math.min(TimeUnit.MILLISECONDS.toNanos(acquisition.holderRemainingMillis + 1),
+                                RECHECK_MAX_NANOS)
+                        : POLL_MAX_NANOS;
                 if (!waiter.subscribed()) {
                     pause = Math.min(pause, pollNanos / 2 + ThreadLocalRandom.current().nextLong(pollNanos / 2 + 1));
                     pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);

@@ -16,12 +16,17 @@ import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import reactor.core.Disposable;
 
 /**
  * Wakes this process's waiters when a lock is released. All waiters share one pub/sub connection; a key's channel is
  * subscribed while some thread waits for it (and for a short linger after, so hot keys do not churn), and each
  * release wakes one local waiter. Releases made by this process wake a local waiter directly, without waiting for the
- * message to come back from Redis.
+ * message to come back from Redis. When a connection comes back after a disconnect, every waiter checks again, since
+ * releases published meanwhile were lost.
  */
 final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
@@ -44,10 +49,26 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
     private boolean closed; // guarded by subscriptionLock
 
+    private final @Nullable Disposable reconnects;
+
     ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel, String ownMessage) {
         this.connectionFactory = connectionFactory;
         this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
         this.ownMessage = ownMessage.getBytes(StandardCharsets.UTF_8);
+        this.reconnects = watchReconnects(connectionFactory);
+    }
+
+    /** With Lettuce, wakes every waiter whenever a connection is (re)activated: messages sent meanwhile are lost. */
+    private @Nullable Disposable watchReconnects(RedisConnectionFactory connectionFactory) {
+        if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getNativeClient() != null) {
+            return lettuce.getNativeClient()
+                .getResources()
+                .eventBus()
+                .get()
+                .filter(ConnectionActivatedEvent.class::isInstance)
+                .subscribe(event -> signalAll());
+        }
+        return null;
     }
 
     /** Registers the calling thread as a waiter on a channel, subscribing to it first if needed. */
@@ -61,6 +82,16 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                 return new Waiter(waiters);
             }
             // closed by the sweeper between lookup and join: take the fresh one
+        }
+    }
+
+    /**
+     * Wakes every local waiter, so that each checks the lock again: after the pub/sub connection came back from a
+     * disconnect, during which release messages may have been lost.
+     */
+    void signalAll() {
+        for (KeyWaiters waiters : this.waitersByChannel.values()) {
+            waiters.signalEveryone();
         }
     }
 
@@ -147,6 +178,9 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
     @Override
     public void close() {
+        if (this.reconnects != null) {
+            this.reconnects.dispose();
+        }
         this.subscriptionLock.lock();
         try {
             this.closed = true;
@@ -209,6 +243,21 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                 waiter.signalled = true;
             }
             LockSupport.unpark(waiter.thread);
+        }
+
+        void signalEveryone() {
+            List<Waiter> woken;
+            synchronized (this) {
+                woken = new ArrayList<>(this.queue);
+                this.queue.clear();
+                for (Waiter waiter : woken) {
+                    waiter.queued = false;
+                    waiter.signalled = true;
+                }
+            }
+            for (Waiter waiter : woken) {
+                LockSupport.unpark(waiter.thread);
+            }
         }
 
         void leave(Waiter waiter, boolean acquired) {

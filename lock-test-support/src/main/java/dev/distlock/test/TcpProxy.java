@@ -1,0 +1,147 @@
+package dev.distlock.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP proxy on a loopback port in front of another loopback port, for network-fault tests: it can add latency,
+ * drop every connection, and blackhole traffic (accept and read bytes but forward nothing, in either direction).
+ * One thread per direction per connection; meant for a handful of test connections.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private final ServerSocket server;
+
+    private final int targetPort;
+
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+    private volatile long latencyNanos;
+
+    private volatile boolean blackhole;
+
+    private volatile boolean closed;
+
+    private TcpProxy(int targetPort) throws IOException {
+        this.targetPort = targetPort;
+        this.server = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
+        Thread acceptor = new Thread(this::acceptLoop, "tcp-proxy-" + this.server.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** Starts a proxy on a free loopback port, forwarding to {@code 127.0.0.1:targetPort}. */
+    public static TcpProxy start(int targetPort) {
+        try {
+            return new TcpProxy(targetPort);
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException("Could not start a TCP proxy", ex);
+        }
+    }
+
+    /** The loopback port clients connect to. */
+    public int port() {
+        return this.server.getLocalPort();
+    }
+
+    /** Delays every chunk of bytes by this much, in each direction. */
+    public void latency(Duration latency) {
+        this.latencyNanos = latency.toNanos();
+    }
+
+    /** While on, bytes are read and thrown away in both directions; connections stay open and new ones are accepted. */
+    public void blackhole(boolean on) {
+        this.blackhole = on;
+    }
+
+    /** Closes every open connection, as a network failure or a restarted load balancer would. */
+    public void dropConnections() {
+        for (Socket socket : this.sockets) {
+            closeQuietly(socket);
+        }
+    }
+
+    /** How many connections are open now. */
+    public int connectionCount() {
+        return this.sockets.size() / 2;
+    }
+
+    private void acceptLoop() {
+        while (!this.closed) {
+            try {
+                Socket client = this.server.accept();
+                Socket upstream = new Socket(InetAddress.getByName("127.0.0.1"), this.targetPort);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+                this.sockets.add(client);
+                this.sockets.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            }
+            catch (IOException ex) {
+                if (this.closed) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int read;
+                while ((read = in.read(buffer)) != -1) {
+                    if (this.blackhole) {
+                        continue;
+                    }
+                    long latency = this.latencyNanos;
+                    if (latency > 0) {
+                        Thread.sleep(latency / 1_000_000, (int) (latency % 1_000_000));
+                    }
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            }
+            catch (IOException | InterruptedException ex) {
+                // the connection was dropped or closed
+            }
+            finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "tcp-proxy-pump-" + from.getPort());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void closeQuietly(Socket socket) {
+        this.sockets.remove(socket);
+        try {
+            socket.close();
+        }
+        catch (IOException ex) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        this.closed = true;
+        try {
+            this.server.close();
+        }
+        catch (IOException ex) {
+            // already closed
+        }
+        dropConnections();
+    }
+}
