@@ -314,6 +314,25 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.watchdog.unwatch(hold);
     }
 
+    /**
+     * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
+     * releasing a probe lock ({@code <prefix>:{distlock-access-check}:lock}) and opening the release subscription.
+     * Call it at start-up so that a missing permission is reported then rather than at the first lock.
+     *
+     * @throws IllegalStateException when Redis refuses a command for lack of permission; the message names the ACL
+     * rules to grant
+     * @throws LockUnavailableException when Redis cannot be reached
+     */
+    public void verifyAccess() {
+        AccessCheck.run(this.keys, this.scripts, this.subscriptions, HexFormat.of().formatHex(randomBytes(16)),
+                this.clientId);
+    }
+
+    /** The ACL rules (key and channel patterns and commands) a Redis user needs for this service's locks. */
+    public String requiredAcl() {
+        return AccessCheck.requiredAcl(this.keys.prefix());
+    }
+
     /** How many leases the watchdog is renewing now. */
     public int renewingCount() {
         return this.watchdog.watchedCount();

@@ -122,21 +122,7 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                 current.getSubscription().subscribe(channel);
             }
             else {
-                if (current != null) {
-                    current.close();
-                }
-                // A first subscription, or one that died: subscribe again to every channel waited on.
-                List<byte[]> channels = new ArrayList<>();
-                channels.add(this.anchorChannel);
-                channels.add(channel);
-                for (KeyWaiters other : this.waitersByChannel.values()) {
-                    if (other.subscribed) {
-                        channels.add(other.channel.getBytes(StandardCharsets.UTF_8));
-                    }
-                }
-                current = this.connectionFactory.getConnection();
-                this.connection = current;
-                current.subscribe(this, channels.toArray(new byte[0][]));
+                connect(channel);
             }
             waiters.subscribed = true;
         }
@@ -147,6 +133,50 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
         finally {
             this.subscriptionLock.unlock();
         }
+    }
+
+    /**
+     * Opens the subscription now, so that an unreachable Redis or a missing SUBSCRIBE permission shows at once rather
+     * than as slower, polling waiters.
+     *
+     * @throws RuntimeException the Redis client's error
+     */
+    void open() {
+        this.subscriptionLock.lock();
+        try {
+            RedisConnection current = this.connection;
+            if (!this.closed && (current == null || !current.isSubscribed())) {
+                connect();
+            }
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+
+    /** Opens a first subscription, or replaces one that died, subscribing again to every channel waited on. */
+    private void connect(byte[]... newChannels) {
+        RedisConnection previous = this.connection;
+        if (previous != null) {
+            previous.close();
+            this.connection = null;
+        }
+        List<byte[]> channels = new ArrayList<>(List.of(newChannels));
+        channels.add(this.anchorChannel);
+        for (KeyWaiters other : this.waitersByChannel.values()) {
+            if (other.subscribed) {
+                channels.add(other.channel.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        RedisConnection fresh = this.connectionFactory.getConnection();
+        try {
+            fresh.subscribe(this, channels.toArray(new byte[0][]));
+        }
+        catch (RuntimeException ex) {
+            fresh.close();
+            throw ex;
+        }
+        this.connection = fresh;
     }
 
     /** Unsubscribes from channels nobody has waited on for {@code lingerNanos}. */

@@ -18,8 +18,19 @@ final class Clients implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
 
     StringRedisTemplate template(int port, Duration commandTimeout) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration("127.0.0.1", port),
+        return template(new RedisStandaloneConfiguration("127.0.0.1", port), commandTimeout);
+    }
+
+    /** A client that logs in as {@code user} (null for the default user) with {@code password}. */
+    StringRedisTemplate template(int port, String user, String password) {
+        RedisStandaloneConfiguration server = new RedisStandaloneConfiguration("127.0.0.1", port);
+        server.setUsername(user);
+        server.setPassword(password);
+        return template(server, Duration.ofSeconds(2));
+    }
+
+    private StringRedisTemplate template(RedisStandaloneConfiguration server, Duration commandTimeout) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(server,
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
         factory.afterPropertiesSet();
         factory.start();
@@ -28,7 +39,11 @@ final class Clients implements AutoCloseable {
     }
 
     RedisLockService service(int port, Duration commandTimeout, UnaryOperator<RedisLockService.Builder> settings) {
-        RedisLockService service = settings.apply(RedisLockService.builder(template(port, commandTimeout))).build();
+        return service(template(port, commandTimeout), settings);
+    }
+
+    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockService.Builder> settings) {
+        RedisLockService service = settings.apply(RedisLockService.builder(template)).build();
         this.resources.add(service);
         return service;
     }

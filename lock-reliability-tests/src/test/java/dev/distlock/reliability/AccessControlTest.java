@@ -1,0 +1,122 @@
+package dev.distlock.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisLockService;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisNodeConfig;
+import dev.distlock.test.RedisServers;
+
+/**
+ * Redis with a password, and with an ACL user limited to the lock's key prefix and the commands the lock needs: the
+ * lock works with that least-privilege user, and a user lacking a permission fails the start-up check clearly.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class AccessControlTest {
+
+    private static RedisServers servers;
+
+    private static RedisNode redis;
+
+    private final Clients clients = new Clients();
+
+    @BeforeAll
+    static void startProtectedRedis() {
+        servers = RedisServers.create();
+        redis = servers.start(RedisNodeConfig.defaults().requirePass("admin-secret"));
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void stopRedis() throws Exception {
+        servers.close();
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.clients.close();
+    }
+
+    @Test
+    void worksWithThePasswordOfTheDefaultUser() {
+        RedisLockService locks = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b);
+        locks.verifyAccess();
+        try (LockHandle lock = locks.acquire("with-password")) {
+            assertThat(lock.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void worksWithALeastPrivilegeAclUser() throws Exception {
+        RedisLockService admin = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b.keyPrefix("orders"));
+        // the exact rules the README documents
+        redis.call(("ACL SETUSER locker reset on >locker-secret " + admin.requiredAcl()).split(" "));
+
+        RedisLockService first = this.clients.service(this.clients.template(redis.port(), "locker", "locker-secret"),
+                b -> b.keyPrefix("orders").watchdogLease(Duration.ofMillis(600)));
+        RedisLockService second = this.clients.service(this.clients.template(redis.port(), "locker", "locker-secret"),
+                b -> b.keyPrefix("orders"));
+        first.verifyAccess();
+
+        LockHandle held = first.acquire("42"); // acquire.lua
+        Thread.sleep(1500); // renew.lua runs twice meanwhile
+        assertThat(held.isHeld()).isTrue();
+        CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
+                () -> second.acquire("42", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20))));
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!redis.call("PUBSUB", "NUMSUB", "orders:{42}:released").endsWith("\n1") && System.nanoTime() < until) {
+            Thread.sleep(10); // the waiter subscribes with the user's channel permission
+        }
+        held.release(); // release.lua publishes
+        LockHandle next = waiter.get(20, TimeUnit.SECONDS);
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        next.release();
+    }
+
+    @Test
+    void aUserMissingAPermissionFailsTheStartUpCheckWithTheGrantItNeeds() {
+        redis.call("ACL", "SETUSER", "readonly", "reset", "on", ">readonly-secret", "~distlock:*", "+@connection",
+                "+evalsha", "+eval", "+hget", "+pttl");
+        RedisLockService locks = this.clients
+            .service(this.clients.template(redis.port(), "readonly", "readonly-secret"), b -> b);
+        assertThatThrownBy(locks::verifyAccess).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("can't run this command")
+            .hasMessageContaining("ACL SETUSER <user> ~distlock:* &distlock:*");
+
+        redis.call("ACL", "SETUSER", "wrongprefix", "reset", "on", ">wrong-secret", "~other:*", "&other:*",
+                "+@all");
+        RedisLockService elsewhere = this.clients
+            .service(this.clients.template(redis.port(), "wrongprefix", "wrong-secret"), b -> b);
+        assertThatThrownBy(elsewhere::verifyAccess).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("NOPERM");
+    }
+
+    @Test
+    void ownerTokensAreUnguessable128BitValues() {
+        RedisLockService locks = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b);
+        Set<String> tokens = new HashSet<>();
+        for (int i = 0; i < 500; i++) {
+            try (LockHandle lock = locks.acquire("token:" + i)) {
+                assertThat(lock.ownerToken()).matches("[0-9a-f]{32}");
+                tokens.add(lock.ownerToken());
+            }
+        }
+        assertThat(tokens).hasSize(500);
+    }
+}
