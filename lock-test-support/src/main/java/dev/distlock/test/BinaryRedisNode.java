@@ -130,11 +130,12 @@ final class BinaryRedisNode extends AbstractRedisNode {
     private void launch() {
         Process started;
         try {
-            started = new ProcessBuilder(command())
+            ProcessBuilder builder = new ProcessBuilder(command())
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(logFile().toFile())
-                    .start();
+                    .redirectOutput(logFile().toFile());
+            builder.environment().putAll(config.environment());
+            started = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + RedisBinary.executable(), e);
         }
@@ -161,7 +162,8 @@ final class BinaryRedisNode extends AbstractRedisNode {
     }
 
     private List<String> command() {
-        List<String> command = new ArrayList<>(List.of(RedisBinary.executable().toString(),
+        Path executable = (config.executable() != null) ? config.executable() : RedisBinary.executable();
+        List<String> command = new ArrayList<>(List.of(executable.toString(),
                 "--port", Integer.toString(port()), "--bind", host(), "--dir", dir.toString()));
         command.addAll(COMMON_ARGUMENTS);
         command.addAll(config.arguments());

@@ -1,8 +1,10 @@
 package dev.distlock.test;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,7 +22,7 @@ import java.util.Optional;
 public final class RedisNodeConfig {
 
     private static final RedisNodeConfig DEFAULTS = new RedisNodeConfig(
-            List.of(), null, null, null, Duration.ofSeconds(5), Duration.ofSeconds(15));
+            List.of(), null, null, null, Duration.ofSeconds(5), Duration.ofSeconds(15), null, Map.of());
 
     private final List<List<String>> directives;
     private final RedisBackend backend;
@@ -28,9 +30,13 @@ public final class RedisNodeConfig {
     private final String password;
     private final Duration callTimeout;
     private final Duration startTimeout;
+    private final Path executable;
+    private final Map<String, String> environment;
 
     private RedisNodeConfig(List<List<String>> directives, RedisBackend backend, String user, String password,
-            Duration callTimeout, Duration startTimeout) {
+            Duration callTimeout, Duration startTimeout, Path executable, Map<String, String> environment) {
+        this.executable = executable;
+        this.environment = Map.copyOf(environment);
         this.directives = List.copyOf(directives);
         this.backend = backend;
         this.user = user;
@@ -84,23 +90,43 @@ public final class RedisNodeConfig {
      */
     public RedisNodeConfig auth(String user, String password) {
         return new RedisNodeConfig(directives, backend, user, Objects.requireNonNull(password, "password"),
-                callTimeout, startTimeout);
+                callTimeout, startTimeout, executable, environment);
     }
 
     /** Overrides the {@code distlock.test.redis} setting for this node. */
     public RedisNodeConfig backend(RedisBackend backend) {
         return new RedisNodeConfig(directives, Objects.requireNonNull(backend, "backend"), user, password,
-                callTimeout, startTimeout);
+                callTimeout, startTimeout, executable, environment);
     }
 
     /** Connect and read timeout of {@link RedisNode#call(String...)}; default 5 s. */
     public RedisNodeConfig callTimeout(Duration timeout) {
-        return new RedisNodeConfig(directives, backend, user, password, positive(timeout), startTimeout);
+        return new RedisNodeConfig(directives, backend, user, password, positive(timeout), startTimeout, executable, environment);
     }
 
     /** How long a start, restart or replica sync may take before it fails; default 15 s. */
     public RedisNodeConfig startTimeout(Duration timeout) {
-        return new RedisNodeConfig(directives, backend, user, password, callTimeout, positive(timeout));
+        return new RedisNodeConfig(directives, backend, user, password, callTimeout, positive(timeout), executable, environment);
+    }
+
+    /**
+     * Runs another redis-server binary (binary backend only), with extra environment variables: for example
+     * Debian's dynamically linked {@code /usr/bin/redis-server} under libfaketime, which the static embedded binary
+     * cannot load.
+     */
+    public RedisNodeConfig launchedWith(Path executable, Map<String, String> environment) {
+        return new RedisNodeConfig(directives, RedisBackend.BINARY, user, password, callTimeout, startTimeout,
+                Objects.requireNonNull(executable, "executable"), environment);
+    }
+
+    /** The redis-server binary to run, or null for the embedded one. */
+    public Path executable() {
+        return executable;
+    }
+
+    /** Extra environment variables of the redis-server process. */
+    public Map<String, String> environment() {
+        return environment;
     }
 
     /** The extra directives as redis.conf lines, in order. */
@@ -157,7 +183,7 @@ public final class RedisNodeConfig {
     private RedisNodeConfig withDirective(List<String> words) {
         List<List<String>> all = new ArrayList<>(directives);
         all.add(List.copyOf(words));
-        return new RedisNodeConfig(all, backend, user, password, callTimeout, startTimeout);
+        return new RedisNodeConfig(all, backend, user, password, callTimeout, startTimeout, executable, environment);
     }
 
     private static Duration positive(Duration timeout) {
