@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -89,12 +91,18 @@ class LockLifecycleTest {
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
             }
             LockHandle other = locks.acquire("stock:9", LockOptions.defaults().withOwner(new Object()));
-            CompletableFuture<String> waiting = CompletableFuture.supplyAsync(() -> stock.reserveLongWait("9"));
-            Await.until(Duration.ofSeconds(5), () -> redis.call("PUBSUB", "NUMSUB", "distlock:{stock:9}:released")
-                .endsWith("1"), "the call waits for the release");
-            assertThat(waiting).isNotDone();
-            other.release();
-            assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("reserved 9");
+            ExecutorService caller = Executors.newSingleThreadExecutor();
+            try {
+                Future<String> waiting = caller.submit(() -> stock.reserveLongWait("9"));
+                Await.until(Duration.ofSeconds(5), () -> redis.call("PUBSUB", "NUMSUB", "distlock:{stock:9}:released")
+                    .endsWith("1"), "the call waits for the release");
+                assertThat(waiting).isNotDone();
+                other.release();
+                assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("reserved 9");
+            }
+            finally {
+                caller.shutdownNow();
+            }
         });
     }
 

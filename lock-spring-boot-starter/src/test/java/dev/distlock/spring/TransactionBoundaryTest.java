@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -134,11 +133,19 @@ class TransactionBoundaryTest {
                 secondRead.countDown();
             }
         };
-        CompletableFuture<Void> firstDeposit = CompletableFuture.runAsync(() -> accounts.deposit(1, 1, first));
-        assertThat(await(firstCommitting, Duration.ofSeconds(10))).as("the first deposit reaches its commit").isTrue();
-        CompletableFuture<Void> secondDeposit = CompletableFuture.runAsync(() -> accounts.deposit(1, 1, second));
-        firstDeposit.get(20, TimeUnit.SECONDS);
-        secondDeposit.get(20, TimeUnit.SECONDS);
+        // Two threads of our own: the common pool may have a single worker, which would serialize the deposits.
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> firstDeposit = threads.submit(() -> accounts.deposit(1, 1, first));
+            assertThat(await(firstCommitting, Duration.ofSeconds(10))).as("the first deposit reaches its commit")
+                .isTrue();
+            Future<?> secondDeposit = threads.submit(() -> accounts.deposit(1, 1, second));
+            firstDeposit.get(20, TimeUnit.SECONDS);
+            secondDeposit.get(20, TimeUnit.SECONDS);
+        }
+        finally {
+            threads.shutdownNow();
+        }
         return new Race(readBeforeCommit[0]);
     }
 
