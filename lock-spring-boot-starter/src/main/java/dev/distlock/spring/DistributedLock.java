@@ -52,8 +52,9 @@ public @interface DistributedLock {
     String leaseTime() default "";
 
     /**
-     * The least time the lock stays held after acquisition, even when the method returns sooner: a repeated call, or
-     * the same scheduled job on another node, is turned away until then. Empty means release at once.
+     * The least time the lock stays held after acquisition, even when the method returns or throws sooner: a repeated
+     * call, or the same scheduled job on another node, is turned away until then. Empty means release at once. Inside
+     * an outer call holding the same lock it has no effect: the outer call's release frees the lock.
      */
     String holdAtLeast() default "";
 

@@ -1,6 +1,7 @@
 package dev.distlock.spring;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.concurrent.TimeUnit;
@@ -109,7 +110,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
                 LockNotAcquiredHandler handler = this.lockedMethods.beanFactory()
                     .getBean(locked.handlerName(), LockNotAcquiredHandler.class);
                 return handler.handle(new LockNotAcquiredEvent(locked.method(),
-                        Collections.unmodifiableList(Arrays.asList(invocation.getArguments())), key, timeout));
+                        Collections.unmodifiableList(new ArrayList<>(Arrays.asList(invocation.getArguments()))), key,
+                        timeout));
             }
             default -> throw timeout;
         }

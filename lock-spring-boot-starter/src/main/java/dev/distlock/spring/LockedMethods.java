@@ -34,6 +34,8 @@ final class LockedMethods {
 
     private final Map<Class<?>, Boolean> classes = new ConcurrentHashMap<>(256);
 
+    private final Set<Class<?>> warnedClasses = ConcurrentHashMap.newKeySet();
+
     private final ConfigurableBeanFactory beanFactory;
 
     private final Supplier<OnNotAcquired> defaultOnNotAcquired;
@@ -61,7 +63,13 @@ final class LockedMethods {
      * @throws IllegalStateException naming the method, when a declaration is invalid
      */
     boolean hasLockedMethods(Class<?> targetClass) {
-        return this.classes.computeIfAbsent(targetClass, this::inspect);
+        // Not computeIfAbsent: inspecting may create beans, whose proxying calls back here for other classes.
+        Boolean known = this.classes.get(targetClass);
+        if (known == null) {
+            known = inspect(targetClass);
+            this.classes.put(targetClass, known);
+        }
+        return known;
     }
 
     private boolean inspect(Class<?> targetClass) {
@@ -84,7 +92,9 @@ final class LockedMethods {
         if (found.isEmpty()) {
             return false;
         }
-        SelfInvocations.warnIfAny(userClass, found.keySet());
+        if (this.warnedClasses.add(userClass)) {
+            SelfInvocations.warnIfAny(userClass, found.keySet());
+        }
         return true;
     }
 
@@ -94,8 +104,13 @@ final class LockedMethods {
      * @throws IllegalStateException naming the method, when the declaration is invalid
      */
     @Nullable LockedMethod find(Method method, Class<?> targetClass) {
-        return this.methods.computeIfAbsent(new AnnotatedElementKey(method, targetClass),
-                key -> Optional.ofNullable(resolve(method, targetClass))).orElse(null);
+        AnnotatedElementKey key = new AnnotatedElementKey(method, targetClass);
+        Optional<LockedMethod> known = this.methods.get(key);
+        if (known == null) {
+            known = Optional.ofNullable(resolve(method, targetClass));
+            this.methods.put(key, known);
+        }
+        return known.orElse(null);
     }
 
     private @Nullable LockedMethod resolve(Method method, Class<?> targetClass) {

@@ -8,6 +8,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.aop.support.AopUtils;
@@ -61,6 +62,17 @@ class ProxyStylesTest {
                 try (LockHandle other = holdElsewhere(context, "audit:C3")) {
                     assertThat(inventory.audit("C3")).as("the meta-annotation's SKIP").isNull();
                 }
+            });
+    }
+
+    @Test
+    void theAdvisorAppliesWithoutBootsAopAutoConfiguration(RedisNode redis) {
+        LockContexts.runner(redis).withUserConfiguration(StylesConfiguration.class)
+            .withPropertyValues("spring.aop.auto=false")
+            .run(context -> {
+                Inventory inventory = context.getBean(Inventory.class);
+                assertThat(AopUtils.isAopProxy(inventory)).isTrue();
+                assertThat(inventory.reserve("D4")).isEqualTo("inventory:D4");
             });
     }
 
