@@ -121,12 +121,14 @@ class NotAcquiredTest {
         LockContexts.runner(redis).withBean(UnknownHandler.class).run(context -> assertThat(context.getStartupFailure())
             .rootCause()
             .hasMessageContaining("Invalid @DistributedLock on NotAcquiredTest.UnknownHandler.run()")
-            .hasMessageContaining("notAcquiredHandler 'noSuchHandler' is not the name of a LockNotAcquiredHandler bean"));
+            .hasMessageContaining("notAcquiredHandler 'noSuchHandler' is not the name of a LockNotAcquiredHandler "
+                    + "bean"));
         LockContexts.runner(redis).withBean(MissingHandlerName.class).run(context -> assertThat(
                 context.getStartupFailure()).rootCause().hasMessageContaining("CALL_HANDLER needs notAcquiredHandler"));
         LockContexts.runner(redis).withUserConfiguration(ReportsConfiguration.class).withBean(HandlerWithoutMode.class)
             .run(context -> assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("notAcquiredHandler 'busyHandler' is only used with onNotAcquired = CALL_HANDLER"));
+                .hasMessageContaining("notAcquiredHandler 'busyHandler' is only used with onNotAcquired = "
+                        + "CALL_HANDLER"));
     }
 
     private static LockHandle holdElsewhere(ApplicationContext context, String key) {
@@ -242,7 +244,8 @@ class NotAcquiredTest {
 
     static class UnknownHandler {
 
-        @DistributedLock(key = "'run'", onNotAcquired = OnNotAcquired.CALL_HANDLER, notAcquiredHandler = "noSuchHandler")
+        @DistributedLock(key = "'run'", onNotAcquired = OnNotAcquired.CALL_HANDLER,
+                notAcquiredHandler = "noSuchHandler")
         public void run() {
         }
     }

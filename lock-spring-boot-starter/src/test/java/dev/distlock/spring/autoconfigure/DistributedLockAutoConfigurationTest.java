@@ -139,7 +139,7 @@ class DistributedLockAutoConfigurationTest {
             distlock.watchdog.lease=-5s        | distlock.watchdog.lease must be between 1ms and 7 days
             distlock.watchdog.lease=0          | distlock.watchdog.lease must be between 1ms and 7 days
             distlock.watchdog.lease=8d         | distlock.watchdog.lease must be between 1ms and 7 days
-            distlock.watchdog.renewal-interval=30s | distlock.watchdog.renewal-interval must be at least 1ms and shorter than distlock.watchdog.lease
+            distlock.watchdog.renewal-interval=30s | must be at least 1ms and shorter than distlock.watchdog.lease
             distlock.watchdog.renewal-interval=0   | distlock.watchdog.renewal-interval must be at least 1ms
             distlock.token-retention=10ms      | distlock.token-retention must be at least 1s
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
@@ -148,7 +148,8 @@ class DistributedLockAutoConfigurationTest {
             RedisNode redis) {
         LockContexts.runner(redis).withPropertyValues(property).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(messages(context.getStartupFailure())).contains(message);
+            String name = property.substring(0, property.indexOf('='));
+            assertThat(messages(context.getStartupFailure())).contains(name).contains(message);
         });
     }
 
