@@ -1,0 +1,66 @@
+package dev.distlock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding the distributed lock named by {@link #key()}, and releases it when the
+ * method returns or throws. The lock is taken through the application's {@link dev.distlock.LockService}; the calling
+ * thread owns it, so a nested call to another annotated method with the same key re-enters it.
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "'stock:' + #sku", waitTime = "2s")
+ * public void reserve(String sku, int quantity) { ... }
+ * }</pre>
+ *
+ * <p>Works on Spring beans only, through their proxy: a call from inside the same object ({@code this.reserve(..)})
+ * bypasses the proxy and takes no lock. Private and static methods cannot be intercepted and fail startup. The lock is
+ * held while the method runs: for a method returning a {@code CompletableFuture} or a reactive type it is released
+ * when the method returns, not when the asynchronous work ends.
+ *
+ * <p>Declarations are checked when the bean is created: a SpEL syntax error, an unknown {@code #variable}, a bad
+ * duration, {@link OnNotAcquired#SKIP} on a primitive return type or an unknown handler bean fails startup with a
+ * message naming the method. May be used as a meta-annotation and on interface methods.
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /**
+     * The lock key, a SpEL expression evaluated before each call: {@code "'stock:' + #sku"} (parameter by name),
+     * {@code "#p0"} or {@code "#a0"} (by index), {@code "#order.id"}, {@code "@bean.method()"} (a bean), or a literal
+     * in single quotes such as {@code "'nightly-report'"}. {@code #root.methodName} and {@code #root.targetClass} are
+     * available too. A result that is null, blank, or an object without its own {@code toString()} fails the call
+     * with a {@link LockKeyException} before the method runs.
+     */
+    String key();
+
+    /**
+     * How long to wait while another owner holds the lock: {@code "500ms"}, {@code "2s"}, {@code "PT2S"} or a
+     * {@code ${placeholder}}. {@code "0"} makes one attempt; empty means {@code distlock.default-wait-time}.
+     */
+    String waitTime() default "";
+
+    /**
+     * A fixed lease: Redis frees the lock after this long even if the method is still running, and nothing renews it.
+     * Empty means a watchdog-renewed lease that lasts until the method ends (or the process dies).
+     */
+    String leaseTime() default "";
+
+    /**
+     * The least time the lock stays held after acquisition, even when the method returns or throws sooner: a repeated
+     * call, or the same scheduled job on another node, is turned away until then. Empty means release at once. Inside
+     * an outer call holding the same lock it has no effect: the outer call's release frees the lock.
+     */
+    String holdAtLeast() default "";
+
+    /** What happens when the lock is still held by another owner at the end of the wait. */
+    OnNotAcquired onNotAcquired() default OnNotAcquired.DEFAULT;
+
+    /** The bean name of the {@link LockNotAcquiredHandler} used with {@link OnNotAcquired#CALL_HANDLER}. */
+    String notAcquiredHandler() default "";
+}

@@ -1,0 +1,119 @@
+package dev.distlock.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
+
+/**
+ * Runs a {@link DistributedLock} method under its lock: evaluates the key, acquires, invokes, releases (or keeps the
+ * lock for the rest of {@link DistributedLock#holdAtLeast()}). A release failure is thrown after the method's own
+ * outcome: instead of its result, or added as suppressed to what it threw.
+ */
+final class DistributedLockInterceptor implements MethodInterceptor {
+
+    private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+
+    private final LockedMethods lockedMethods;
+
+    private final Supplier<LockService> lockService;
+
+    DistributedLockInterceptor(LockedMethods lockedMethods, Supplier<LockService> lockService) {
+        this.lockedMethods = lockedMethods;
+        this.lockService = lockService;
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target)
+                : invocation.getMethod().getDeclaringClass();
+        LockedMethod locked = this.lockedMethods.find(invocation.getMethod(), targetClass);
+        if (locked == null) {
+            return invocation.proceed();
+        }
+        String key = this.lockedMethods.expressions().evaluate(locked, invocation.getArguments(), target, targetClass);
+        LockHandle lock;
+        try {
+            lock = this.lockService.get().acquire(key, locked.options());
+        }
+        catch (LockTimeoutException ex) {
+            return notAcquired(locked, invocation, key, ex);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new LockKeyException(locked.method(), locked.keyText(),
+                    "evaluated to '" + key + "', which is not a valid lock key: " + ex.getMessage(), ex);
+        }
+        return proceedHolding(lock, locked, invocation);
+    }
+
+    private @Nullable Object proceedHolding(LockHandle lock, LockedMethod locked, MethodInvocation invocation)
+            throws Throwable {
+        long acquiredNanos = System.nanoTime();
+        CurrentLock.push(lock);
+        Object result;
+        try {
+            result = invocation.proceed();
+        }
+        catch (Throwable ex) {
+            CurrentLock.pop(lock);
+            try {
+                release(lock, locked, acquiredNanos);
+            }
+            catch (RuntimeException releaseFailure) {
+                ex.addSuppressed(releaseFailure);
+            }
+            throw ex;
+        }
+        CurrentLock.pop(lock);
+        release(lock, locked, acquiredNanos);
+        return result;
+    }
+
+    private static void release(LockHandle lock, LockedMethod locked, long acquiredNanos) {
+        Duration holdAtLeast = locked.holdAtLeast();
+        if (holdAtLeast != null) {
+            long remainingNanos = holdAtLeast.toNanos() - (System.nanoTime() - acquiredNanos);
+            if (remainingNanos > 0) {
+                // Rounded up, so the lock is never held for less than holdAtLeast.
+                lock.releaseAfter(Duration.ofMillis(
+                        (remainingNanos + TimeUnit.MILLISECONDS.toNanos(1) - 1) / TimeUnit.MILLISECONDS.toNanos(1)));
+                return;
+            }
+        }
+        lock.release();
+    }
+
+    private @Nullable Object notAcquired(LockedMethod locked, MethodInvocation invocation, String key,
+            LockTimeoutException timeout) throws Throwable {
+        switch (locked.onNotAcquired()) {
+            case SKIP -> {
+                if (logger.isDebugEnabled()) {
+                    logger.debug("Skipped " + LockedMethod.describe(locked.method()) + ": " + timeout.getMessage());
+                }
+                return locked.skippedResult();
+            }
+            case CALL_HANDLER -> {
+                LockNotAcquiredHandler handler = this.lockedMethods.beanFactory()
+                    .getBean(locked.handlerName(), LockNotAcquiredHandler.class);
+                return handler.handle(new LockNotAcquiredEvent(locked.method(),
+                        Collections.unmodifiableList(new ArrayList<>(Arrays.asList(invocation.getArguments()))), key,
+                        timeout));
+            }
+            default -> throw timeout;
+        }
+    }
+}

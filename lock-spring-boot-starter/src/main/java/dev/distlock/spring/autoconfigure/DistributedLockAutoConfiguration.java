@@ -1,0 +1,62 @@
+package dev.distlock.spring.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.LockListener;
+import dev.distlock.LockService;
+import dev.distlock.redis.RedisLockService;
+
+/**
+ * Registers a {@link RedisLockService} as the {@link LockService}, on the context's {@link StringRedisTemplate} (or
+ * its {@link RedisConnectionFactory}), configured from {@code distlock.*} and reporting to every {@link LockListener}
+ * bean. Backs off when the application defines its own {@link LockService}; {@code distlock.enabled=false} turns it
+ * off. The service is closed when the context closes.
+ */
+@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DistributedLockProperties.class)
+public final class DistributedLockAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(LockService.class)
+    RedisLockService redisLockService(DistributedLockProperties properties,
+            ObjectProvider<StringRedisTemplate> templates, ObjectProvider<RedisConnectionFactory> connectionFactories,
+            ObjectProvider<LockListener> listeners) {
+        RedisLockService.Builder builder = RedisLockService.builder(template(templates, connectionFactories))
+            .keyPrefix(properties.getKeyPrefix())
+            .defaultWaitTime(properties.getDefaultWaitTime())
+            .watchdogLease(properties.getWatchdog().getLease())
+            .tokenRetention(properties.getTokenRetention());
+        if (properties.getWatchdog().getRenewalInterval() != null) {
+            builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
+        }
+        List<LockListener> all = listeners.orderedStream().toList();
+        if (!all.isEmpty()) {
+            builder.listener(CompositeLockListener.of(all));
+        }
+        return builder.build();
+    }
+
+    private static StringRedisTemplate template(ObjectProvider<StringRedisTemplate> templates,
+            ObjectProvider<RedisConnectionFactory> connectionFactories) {
+        StringRedisTemplate template = templates.getIfUnique();
+        if (template != null) {
+            return template;
+        }
+        RedisConnectionFactory connectionFactory = connectionFactories.getIfUnique();
+        if (connectionFactory == null) {
+            throw new MissingRedisConnectionException(connectionFactories.stream().count());
+        }
+        return new StringRedisTemplate(connectionFactory);
+    }
+}

@@ -1,0 +1,213 @@
+package dev.distlock.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+import dev.distlock.LockOptions;
+import dev.distlock.spring.OnNotAcquired;
+
+/**
+ * Settings of distlock under {@code distlock.*}. Checked when bound: an invalid value stops startup with a message
+ * naming the property.
+ */
+@ConfigurationProperties(DistributedLockProperties.PREFIX)
+public class DistributedLockProperties implements Validator {
+
+    /** The prefix of every distlock property. */
+    public static final String PREFIX = "distlock";
+
+    /** Whether distlock is on: the LockService bean and the @DistributedLock advisor. */
+    private boolean enabled = true;
+
+    /** Prefix of every Redis key and channel of the locks; not blank, no braces. */
+    private String keyPrefix = "distlock";
+
+    /** How long an acquisition waits for a lock held by another owner when the call names no wait time. */
+    private Duration defaultWaitTime = Duration.ofSeconds(10);
+
+    /** How long a freed lock keeps its last fencing token, so that tokens keep increasing; at least 1s. */
+    private Duration tokenRetention = Duration.ofHours(1);
+
+    /** What a @DistributedLock method does when the lock stays held past its wait time: THROW or SKIP. */
+    private NotAcquiredAction onNotAcquired = NotAcquiredAction.THROW;
+
+    private final Watchdog watchdog = new Watchdog();
+
+    private final Aspect aspect = new Aspect();
+
+    public boolean isEnabled() {
+        return this.enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return this.keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getDefaultWaitTime() {
+        return this.defaultWaitTime;
+    }
+
+    public void setDefaultWaitTime(Duration defaultWaitTime) {
+        this.defaultWaitTime = defaultWaitTime;
+    }
+
+    public Duration getTokenRetention() {
+        return this.tokenRetention;
+    }
+
+    public void setTokenRetention(Duration tokenRetention) {
+        this.tokenRetention = tokenRetention;
+    }
+
+    public NotAcquiredAction getOnNotAcquired() {
+        return this.onNotAcquired;
+    }
+
+    public void setOnNotAcquired(NotAcquiredAction onNotAcquired) {
+        this.onNotAcquired = onNotAcquired;
+    }
+
+    public Watchdog getWatchdog() {
+        return this.watchdog;
+    }
+
+    public Aspect getAspect() {
+        return this.aspect;
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return DistributedLockProperties.class.isAssignableFrom(type);
+    }
+
+    @Override
+    public void validate(Object target, Errors errors) {
+        DistributedLockProperties properties = (DistributedLockProperties) target;
+        String prefix = properties.getKeyPrefix();
+        if (prefix == null || prefix.isBlank()) {
+            reject(errors, "keyPrefix", "must not be blank");
+        }
+        else if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0
+                || prefix.chars().anyMatch(Character::isISOControl)) {
+            reject(errors, "keyPrefix", "must not contain braces or control characters, but was '" + prefix + "'");
+        }
+        Duration waitTime = properties.getDefaultWaitTime();
+        if (waitTime == null || waitTime.isNegative()) {
+            reject(errors, "defaultWaitTime", "must be zero or positive, but was " + waitTime);
+        }
+        Duration retention = properties.getTokenRetention();
+        if (retention == null || retention.toMillis() < 1000) {
+            reject(errors, "tokenRetention", "must be at least 1s, but was " + retention);
+        }
+        if (properties.getOnNotAcquired() == null) {
+            reject(errors, "onNotAcquired", "must be THROW or SKIP");
+        }
+        properties.getWatchdog().validate(errors);
+    }
+
+    private static void reject(Errors errors, String field, String problem) {
+        errors.rejectValue(field, "distlock.invalid", PREFIX + "." + dashed(field) + " " + problem);
+    }
+
+    /** The property name of a field path: {@code watchdog.renewalInterval} is {@code watchdog.renewal-interval}. */
+    private static String dashed(String field) {
+        return field.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+    }
+
+    /** What a {@code @DistributedLock} method does by default when the lock is not acquired. */
+    public enum NotAcquiredAction {
+
+        /** Throw the {@link dev.distlock.LockTimeoutException}. */
+        THROW(OnNotAcquired.THROW),
+
+        /** Skip the method: it returns null, an empty Optional, or nothing. */
+        SKIP(OnNotAcquired.SKIP);
+
+        private final OnNotAcquired annotationValue;
+
+        NotAcquiredAction(OnNotAcquired annotationValue) {
+            this.annotationValue = annotationValue;
+        }
+
+        /** The same choice as the annotation's {@link OnNotAcquired}. */
+        public OnNotAcquired toAnnotationValue() {
+            return this.annotationValue;
+        }
+    }
+
+    /** Lease renewal for locks taken without a fixed lease. */
+    public static class Watchdog {
+
+        /** Lease the watchdog renews for locks without a fixed lease: how long one outlives a crashed holder. */
+        private Duration lease = Duration.ofSeconds(30);
+
+        /** How often the watchdog renews leases; shorter than the lease. Unset means a third of the lease. */
+        private @Nullable Duration renewalInterval;
+
+        public Duration getLease() {
+            return this.lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public @Nullable Duration getRenewalInterval() {
+            return this.renewalInterval;
+        }
+
+        public void setRenewalInterval(@Nullable Duration renewalInterval) {
+            this.renewalInterval = renewalInterval;
+        }
+
+        void validate(Errors errors) {
+            Duration lease = this.lease;
+            if (lease == null || lease.toMillis() < 1 || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                reject(errors, "watchdog.lease", "must be between 1ms and " + LockOptions.MAX_LEASE_TIME.toDays()
+                        + " days, but was " + lease);
+                return;
+            }
+            Duration interval = this.renewalInterval;
+            if (interval != null && (interval.toMillis() < 1 || interval.compareTo(lease) >= 0)) {
+                reject(errors, "watchdog.renewalInterval",
+                        "must be at least 1ms and shorter than distlock.watchdog.lease (" + lease + "), but was "
+                                + interval);
+            }
+        }
+    }
+
+    /** The {@code @DistributedLock} advisor. */
+    public static class Aspect {
+
+        /**
+         * The default order: just outside the transaction advisor (Ordered.LOWEST_PRECEDENCE by default), so that
+         * the lock is taken before a transaction begins and released after it commits or rolls back.
+         */
+        public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+        /** Order of the @DistributedLock advisor; the default (LOWEST_PRECEDENCE - 100) wraps @Transactional. */
+        private int order = DEFAULT_ORDER;
+
+        public int getOrder() {
+            return this.order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+    }
+}

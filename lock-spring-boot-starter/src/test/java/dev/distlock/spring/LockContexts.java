@@ -1,0 +1,32 @@
+package dev.distlock.spring;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.distlock.spring.autoconfigure.DistributedLockAspectAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.test.RedisNode;
+
+/** Application contexts as a Boot application with the starter has them, connected to a test's Redis. */
+public final class LockContexts {
+
+    private LockContexts() {
+    }
+
+    /** Boot's AOP, placeholder and Redis auto-configuration plus distlock's, on the given Redis. */
+    public static ApplicationContextRunner runner(RedisNode redis) {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+                    PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                    DistributedLockAutoConfiguration.class, DistributedLockAspectAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+    }
+
+    /** The Redis key of a lock's hash with the default prefix. */
+    public static String lockHash(String key) {
+        return "distlock:{" + key + "}:lock";
+    }
+}

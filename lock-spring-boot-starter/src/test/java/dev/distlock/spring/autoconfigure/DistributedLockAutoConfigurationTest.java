@@ -1,0 +1,270 @@
+package dev.distlock.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.LockHandle;
+import dev.distlock.LockListener;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.DistributedLockAdvisor;
+import dev.distlock.spring.LockContexts;
+import dev.distlock.spring.OnNotAcquired;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+@RedisTest
+@ExtendWith(OutputCaptureExtension.class)
+class DistributedLockAutoConfigurationTest {
+
+    @Test
+    void registersARedisLockServiceThatTheContextClosesOnShutdown(RedisNode redis) {
+        AtomicReference<LockService> service = new AtomicReference<>();
+        LockContexts.runner(redis).run(context -> {
+            assertThat(context).hasSingleBean(LockService.class).hasSingleBean(RedisLockService.class)
+                .hasSingleBean(DistributedLockAdvisor.class);
+            service.set(context.getBean(LockService.class));
+            try (LockHandle lock = service.get().acquire("auto")) {
+                assertThat(redis.call("HGET", LockContexts.lockHash("auto"), "owner")).isEqualTo(lock.ownerToken());
+            }
+        });
+        assertThatThrownBy(() -> service.get().acquire("after-close")).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("closed");
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnLockService(RedisNode redis) {
+        LockContexts.runner(redis).withUserConfiguration(OwnLockServiceConfiguration.class).run(context -> {
+            assertThat(context).hasSingleBean(LockService.class).hasBean("ownLockService")
+                .doesNotHaveBean("redisLockService");
+            try (LockHandle lock = context.getBean(LockService.class).acquire("own")) {
+                assertThat(redis.call("EXISTS", "own-prefix:{own}:lock")).isEqualTo("1");
+            }
+        });
+    }
+
+    @Test
+    void distlockEnabledFalseTurnsTheWholeStarterOff(RedisNode redis) {
+        LockContexts.runner(redis).withPropertyValues("distlock.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed()
+                .doesNotHaveBean(LockService.class)
+                .doesNotHaveBean(DistributedLockAdvisor.class)
+                .doesNotHaveBean(DistributedLockProperties.class);
+        });
+    }
+
+    @Test
+    void defaultsApplyWhenNothingIsSet(RedisNode redis) {
+        LockContexts.runner(redis).run(context -> {
+            DistributedLockProperties properties = context.getBean(DistributedLockProperties.class);
+            assertThat(properties.isEnabled()).isTrue();
+            assertThat(properties.getKeyPrefix()).isEqualTo("distlock");
+            assertThat(properties.getDefaultWaitTime()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(properties.getWatchdog().getLease()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(properties.getWatchdog().getRenewalInterval()).isNull();
+            assertThat(properties.getTokenRetention()).isEqualTo(Duration.ofHours(1));
+            assertThat(properties.getOnNotAcquired()).isEqualTo(DistributedLockProperties.NotAcquiredAction.THROW);
+            assertThat(properties.getAspect().getOrder()).isEqualTo(Ordered.LOWEST_PRECEDENCE - 100);
+            assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+                .isEqualTo(Ordered.LOWEST_PRECEDENCE - 100);
+        });
+    }
+
+    @Test
+    void bindsEveryPropertyAndTheServiceUsesThem(RedisNode redis) {
+        LockContexts.runner(redis)
+            .withPropertyValues("distlock.enabled=true", "distlock.key-prefix=orders",
+                    "distlock.default-wait-time=150ms", "distlock.watchdog.lease=5s",
+                    "distlock.watchdog.renewal-interval=1s", "distlock.token-retention=2m",
+                    "distlock.on-not-acquired=skip", "distlock.aspect.order=42")
+            .run(context -> {
+                DistributedLockProperties properties = context.getBean(DistributedLockProperties.class);
+                assertThat(properties.getKeyPrefix()).isEqualTo("orders");
+                assertThat(properties.getDefaultWaitTime()).isEqualTo(Duration.ofMillis(150));
+                assertThat(properties.getWatchdog().getLease()).isEqualTo(Duration.ofSeconds(5));
+                assertThat(properties.getWatchdog().getRenewalInterval()).isEqualTo(Duration.ofSeconds(1));
+                assertThat(properties.getTokenRetention()).isEqualTo(Duration.ofMinutes(2));
+                assertThat(properties.getOnNotAcquired()).isEqualTo(DistributedLockProperties.NotAcquiredAction.SKIP);
+                assertThat(properties.getOnNotAcquired().toAnnotationValue()).isEqualTo(OnNotAcquired.SKIP);
+                assertThat(properties.getAspect().getOrder()).isEqualTo(42);
+                assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(42);
+
+                LockService locks = context.getBean(LockService.class);
+                String hash = "orders:{bound}:lock";
+                LockHandle lock = locks.acquire("bound");
+                long leaseLeft = Long.parseLong(redis.call("PTTL", hash));
+                assertThat(leaseLeft).isBetween(1L, 5000L); // the watchdog lease, not the default 30s
+                assertThatThrownBy(() -> locks.acquire("bound", LockOptions.defaults().withOwner(new Object())))
+                    .isInstanceOfSatisfying(LockTimeoutException.class, timeout -> assertThat(timeout.waited())
+                        .isGreaterThanOrEqualTo(Duration.ofMillis(150)).isLessThan(Duration.ofSeconds(5)));
+                lock.release();
+                long retentionLeft = Long.parseLong(redis.call("PTTL", hash));
+                assertThat(retentionLeft).isBetween(60_000L, 120_000L); // the token retention, not the default 1h
+            });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            distlock.key-prefix=               | distlock.key-prefix must not be blank
+            distlock.key-prefix=a{b}           | distlock.key-prefix must not contain braces
+            distlock.default-wait-time=-1s     | distlock.default-wait-time must be zero or positive
+            distlock.watchdog.lease=-5s        | distlock.watchdog.lease must be between 1ms and 7 days
+            distlock.watchdog.lease=0          | distlock.watchdog.lease must be between 1ms and 7 days
+            distlock.watchdog.lease=8d         | distlock.watchdog.lease must be between 1ms and 7 days
+            distlock.watchdog.renewal-interval=30s | must be at least 1ms and shorter than distlock.watchdog.lease
+            distlock.watchdog.renewal-interval=0   | distlock.watchdog.renewal-interval must be at least 1ms
+            distlock.token-retention=10ms      | distlock.token-retention must be at least 1s
+            distlock.on-not-acquired=call_handler | distlock.on-not-acquired
+            """)
+    void invalidPropertiesStopStartupWithAMessageNamingTheProperty(String property, String message,
+            RedisNode redis) {
+        LockContexts.runner(redis).withPropertyValues(property).run(context -> {
+            assertThat(context).hasFailed();
+            String name = property.substring(0, property.indexOf('='));
+            assertThat(messages(context.getStartupFailure())).contains(name).contains(message);
+        });
+    }
+
+    @Test
+    void withoutARedisConnectionStartupFailsSayingWhatToAdd() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class,
+                    DistributedLockAutoConfiguration.class, DistributedLockAspectAutoConfiguration.class))
+            .run(context -> {
+                assertThat(context).hasFailed();
+                Throwable failure = context.getStartupFailure();
+                assertThat(failure).hasRootCauseInstanceOf(MissingRedisConnectionException.class);
+                assertThat(messages(failure)).contains("no StringRedisTemplate or RedisConnectionFactory bean")
+                    .contains("spring-boot-starter-data-redis").contains("spring.data.redis");
+                FailureAnalysis analysis = new MissingRedisConnectionFailureAnalyzer().analyze(failure);
+                assertThat(analysis).isNotNull();
+                assertThat(analysis.getDescription()).startsWith("distlock needs a Redis connection");
+                assertThat(analysis.getAction()).contains("spring-boot-starter-data-redis")
+                    .contains("spring.data.redis.host");
+            });
+    }
+
+    @Test
+    void aBootApplicationWithoutRedisReportsTheFailureAnalysis(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(NoRedisApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatThrownBy(application::run).hasRootCauseInstanceOf(MissingRedisConnectionException.class);
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("distlock needs a Redis connection, but the application context has no StringRedisTemplate")
+            .contains("Add the spring-boot-starter-data-redis dependency and configure spring.data.redis");
+    }
+
+    @Test
+    void usesTheConnectionFactoryWhenThereIsNoStringRedisTemplate(RedisNode redis) {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+            .withBean(LettuceConnectionFactory.class,
+                    () -> new LettuceConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
+            .run(context -> {
+                assertThat(context).hasNotFailed().doesNotHaveBean(StringRedisTemplate.class);
+                try (LockHandle lock = context.getBean(LockService.class).acquire("factory-only")) {
+                    assertThat(redis.call("EXISTS", LockContexts.lockHash("factory-only"))).isEqualTo("1");
+                }
+            });
+    }
+
+    @Test
+    void everyLockListenerBeanHearsTheEventsEvenWhenAnotherFails(RedisNode redis) {
+        LockContexts.runner(redis).withUserConfiguration(ListenersConfiguration.class).run(context -> {
+            context.getBean(LockService.class).acquire("heard").release();
+            assertThat(context.getBean("first", RecordingListener.class).events)
+                .containsExactly("acquired heard", "released heard");
+            assertThat(context.getBean("second", RecordingListener.class).events)
+                .containsExactly("acquired heard", "released heard");
+        });
+    }
+
+    private static String messages(Throwable failure) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            text.append(cause.getMessage()).append('\n');
+        }
+        return text.toString();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnLockServiceConfiguration {
+
+        @Bean(destroyMethod = "close")
+        RedisLockService ownLockService(StringRedisTemplate redis) {
+            return RedisLockService.builder(redis).keyPrefix("own-prefix").build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(DistributedLockAutoConfiguration.class)
+    static class NoRedisApplication {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ListenersConfiguration {
+
+        @Bean
+        RecordingListener first() {
+            return new RecordingListener();
+        }
+
+        @Bean
+        LockListener failing() {
+            return new LockListener() {
+                @Override
+                public void acquired(LockHandle lock, Duration waited) {
+                    throw new IllegalStateException("listener failure for the test");
+                }
+            };
+        }
+
+        @Bean
+        RecordingListener second() {
+            return new RecordingListener();
+        }
+    }
+
+    static class RecordingListener implements LockListener {
+
+        final List<String> events = new ArrayList<>();
+
+        @Override
+        public void acquired(LockHandle lock, Duration waited) {
+            this.events.add("acquired " + lock.key());
+        }
+
+        @Override
+        public void released(LockHandle lock, Duration held) {
+            this.events.add("released " + lock.key());
+        }
+    }
+}
