@@ -37,7 +37,7 @@ final class AccessCheck {
         try {
             if (scripts.acquire(hash, ownerToken, "1", "5000") > 0) {
                 scripts.renew(List.of(hash), List.of(ownerToken), "5000");
-                scripts.release(hash, ownerToken, "1", channel, clientId, "1000", "0");
+                scripts.release(hash, ownerToken, "1", channel, clientId, "0", "0"); // PEXPIRE 0 deletes it
             }
             subscriptions.open();
         }

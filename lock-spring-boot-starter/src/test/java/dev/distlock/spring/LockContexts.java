@@ -18,11 +18,16 @@ public final class LockContexts {
 
     /** Boot's AOP, placeholder and Redis auto-configuration plus distlock's, on the given Redis. */
     public static ApplicationContextRunner runner(RedisNode redis) {
+        return runner(redis.port());
+    }
+
+    /** The same, on a Redis at the given loopback port (which may have nothing listening). */
+    public static ApplicationContextRunner runner(int port) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
                     PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
                     DistributedLockAutoConfiguration.class, DistributedLockAspectAutoConfiguration.class))
-            .withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+            .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port);
     }
 
     /** The Redis key of a lock's hash with the default prefix. */

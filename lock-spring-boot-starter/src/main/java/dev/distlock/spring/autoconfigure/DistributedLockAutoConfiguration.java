@@ -20,7 +20,8 @@ import dev.distlock.redis.RedisLockService;
  * Registers a {@link RedisLockService} as the {@link LockService}, on the context's {@link StringRedisTemplate} (or
  * its {@link RedisConnectionFactory}), configured from {@code distlock.*} and reporting to every {@link LockListener}
  * bean. Backs off when the application defines its own {@link LockService}; {@code distlock.enabled=false} turns it
- * off. The service is closed when the context closes.
+ * off. The service checks Redis's permissions at startup and is closed before the Redis connections when the context
+ * closes (see {@link LockServiceLifecycle}).
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
@@ -45,6 +46,13 @@ public final class DistributedLockAutoConfiguration {
             builder.listener(CompositeLockListener.of(all));
         }
         return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockServiceLifecycle distributedLockServiceLifecycle(ObjectProvider<RedisLockService> lockServices,
+            DistributedLockProperties properties) {
+        return new LockServiceLifecycle(lockServices, properties.isVerifyAccessOnStartup());
     }
 
     private static StringRedisTemplate template(ObjectProvider<StringRedisTemplate> templates,

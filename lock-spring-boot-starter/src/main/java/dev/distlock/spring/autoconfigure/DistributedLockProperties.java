@@ -37,6 +37,12 @@ public class DistributedLockProperties implements Validator {
     /** What a @DistributedLock method does when the lock stays held past its wait time: THROW or SKIP. */
     private NotAcquiredAction onNotAcquired = NotAcquiredAction.THROW;
 
+    /**
+     * Whether to check at startup, with a probe lock, that Redis's user may run every command the locks need; a
+     * missing permission then stops startup. An unreachable Redis is only logged.
+     */
+    private boolean verifyAccessOnStartup = true;
+
     private final Watchdog watchdog = new Watchdog();
 
     private final Aspect aspect = new Aspect();
@@ -79,6 +85,14 @@ public class DistributedLockProperties implements Validator {
 
     public void setOnNotAcquired(NotAcquiredAction onNotAcquired) {
         this.onNotAcquired = onNotAcquired;
+    }
+
+    public boolean isVerifyAccessOnStartup() {
+        return this.verifyAccessOnStartup;
+    }
+
+    public void setVerifyAccessOnStartup(boolean verifyAccessOnStartup) {
+        this.verifyAccessOnStartup = verifyAccessOnStartup;
     }
 
     public Watchdog getWatchdog() {

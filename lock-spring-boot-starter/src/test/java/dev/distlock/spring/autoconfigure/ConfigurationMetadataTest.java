@@ -25,9 +25,11 @@ class ConfigurationMetadataTest {
         Map<String, String> properties = properties();
         assertThat(properties).containsOnlyKeys("distlock.enabled", "distlock.key-prefix",
                 "distlock.default-wait-time", "distlock.watchdog.lease", "distlock.watchdog.renewal-interval",
-                "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order");
+                "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
+                "distlock.verify-access-on-startup");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
+        assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.key-prefix"), "defaultValue")).isEqualTo("distlock");
         assertThat(field(properties.get("distlock.default-wait-time"), "defaultValue")).isEqualTo("10s");
         assertThat(field(properties.get("distlock.watchdog.lease"), "defaultValue")).isEqualTo("30s");

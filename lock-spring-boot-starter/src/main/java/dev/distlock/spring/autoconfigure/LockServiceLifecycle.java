@@ -1,0 +1,74 @@
+package dev.distlock.spring.autoconfigure;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+
+import dev.distlock.LockUnavailableException;
+import dev.distlock.redis.RedisLockService;
+
+/**
+ * Starts and stops the auto-configured {@link RedisLockService} in step with Redis and the web server: it starts after
+ * the Redis connection factory (phase 0), checking Redis's permissions before the web server takes requests, and stops
+ * after the web server has drained them but before the connection factory closes its connections.
+ */
+final class LockServiceLifecycle implements SmartLifecycle {
+
+    /** After the connection factory (phase 0), before the web server (phases near {@link #DEFAULT_PHASE}). */
+    static final int PHASE = 1024;
+
+    private static final Log logger = LogFactory.getLog(LockServiceLifecycle.class);
+
+    private final ObjectProvider<RedisLockService> lockServices;
+
+    private final boolean verifyAccess;
+
+    private volatile boolean running;
+
+    /** Manages the context's {@link RedisLockService}, if it has exactly one. */
+    LockServiceLifecycle(ObjectProvider<RedisLockService> lockServices, boolean verifyAccess) {
+        this.lockServices = lockServices;
+        this.verifyAccess = verifyAccess;
+    }
+
+    /**
+     * Checks Redis's permissions when configured to.
+     *
+     * @throws IllegalStateException when Redis's user lacks a permission the locks need, which stops startup
+     */
+    @Override
+    public void start() {
+        RedisLockService lockService = this.lockServices.getIfUnique();
+        if (lockService != null && this.verifyAccess) {
+            try {
+                lockService.verifyAccess();
+            }
+            catch (LockUnavailableException ex) {
+                logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
+                        + "as unavailable until it answers: " + ex.getMessage());
+            }
+        }
+        this.running = true;
+    }
+
+    /** Stops renewing and closes the release subscription while the Redis connections are still open. */
+    @Override
+    public void stop() {
+        this.running = false;
+        RedisLockService lockService = this.lockServices.getIfUnique();
+        if (lockService != null) {
+            lockService.close(); // closing again at destruction does nothing
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}
