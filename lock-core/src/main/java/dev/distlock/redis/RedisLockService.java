@@ -2,7 +2,9 @@ package dev.distlock.redis;
 
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -28,6 +30,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.MultiLockHandle;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.redis.Hold.HoldKey;
 import dev.distlock.redis.ReleaseSubscriptions.Waiter;
@@ -157,6 +160,32 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
         lock.release();
         return result;
+    }
+
+    @Override
+    public MultiLockHandle acquireAll(Collection<String> keys, LockOptions options) {
+        LockSet locks = acquireAll(keys, options, false);
+        if (locks == null) {
+            throw new IllegalStateException("unreachable: a waiting acquisition returns a handle or throws");
+        }
+        return locks;
+    }
+
+    @Override
+    public Optional<MultiLockHandle> tryAcquireAll(Collection<String> keys, LockOptions options) {
+        return Optional.ofNullable(acquireAll(keys, options, true));
+    }
+
+    private @Nullable LockSet acquireAll(Collection<String> keys, LockOptions options, boolean once) {
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
+        }
+        if (this.closed) {
+            throw new IllegalStateException("This LockService is closed");
+        }
+        Duration wait = (options.waitTime() != null) ? options.waitTime() : this.defaultWaitTime;
+        return MultiKeyAcquisition.acquire(this, canonical, options, wait, once);
     }
 
     /** Acquires, or returns null when {@code once} and the lock is held. */
