@@ -2,7 +2,7 @@ package dev.distlock;
 
 /**
  * The type of lock an acquisition takes, chosen with {@link LockOptions#withMode(LockMode)}. Each type is a separate
- * lock in Redis: an {@code EXCLUSIVE} lock and a {@code READ}/{@code WRITE} lock of the same key
+ * lock in Redis: an {@code EXCLUSIVE} lock, a {@code READ}/{@code WRITE} lock and a {@code FAIR} lock of the same key
  * do not exclude each other, so use one type per key. Every type renews its lease with the watchdog, reports a lost
  * lease, hands out fencing tokens and is reentrant per owner.
  */
@@ -24,5 +24,12 @@ public enum LockMode {
      * for the write lock gets it once it is the only reader; two readers doing so wait for each other until their
      * wait limits end.
      */
-    WRITE
+    WRITE,
+
+    /**
+     * One owner at a time, granted in the order the waiters reached Redis, across processes. A waiter that gives up
+     * leaves the queue; one that dies without leaving holds up the waiters behind it for at most the service's
+     * waiter lease. A {@code tryAcquire} succeeds only when nobody is queued.
+     */
+    FAIR
 }

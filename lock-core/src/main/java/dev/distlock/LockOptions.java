@@ -47,7 +47,7 @@ public final class LockOptions {
 
     /**
      * The type of lock to take: {@link LockMode#EXCLUSIVE} (the default), {@link LockMode#READ} or
-     * {@link LockMode#WRITE} of a read/write lock. The same for every key of
+     * {@link LockMode#WRITE} of a read/write lock, or {@link LockMode#FAIR}. The same for every key of
      * {@link LockService#acquireAll}.
      *
      * @throws IllegalArgumentException when {@code mode} is null

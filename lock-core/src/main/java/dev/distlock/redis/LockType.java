@@ -37,6 +37,7 @@ abstract class LockType {
         types.put(LockMode.EXCLUSIVE, new ExclusiveLock(context));
         types.put(LockMode.READ, new ReadLock(context));
         types.put(LockMode.WRITE, new WriteLock(context));
+        types.put(LockMode.FAIR, new FairLock(context));
         return types;
     }
 

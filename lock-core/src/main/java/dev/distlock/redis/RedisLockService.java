@@ -636,8 +636,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         /**
          * How long a waiter's place in Redis outlives a waiter that died without giving it up: a waiting
-         * {@link LockMode#WRITE} writer's intent, which holds back new readers. Waiters refresh their place every
-         * third of it.
+         * {@link LockMode#WRITE} writer's intent, which holds back new readers, and a {@link LockMode#FAIR} waiter's
+         * place in the queue, which holds back the waiters behind it. Waiters refresh their place every third of it.
          * Default 6 seconds.
          */
         public Builder waiterLease(Duration waiterLease) {
