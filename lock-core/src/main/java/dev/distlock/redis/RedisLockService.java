@@ -515,7 +515,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 if (reentrant && hold.close()) {
                     forget(hold);
                 }
-                throw unavailable(hold, holdId, ex);
+                throw failed(hold, holdId, ex);
             }
             if (reply <= 0) {
                 this.holderRemainingMillis = -reply - 1;
@@ -540,17 +540,26 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
 
         /**
-         * After a timeout the script may have run: undo this acquisition so that no lock outlives the failure. A
-         * refused connection never reached Redis, so it needs no undo.
+         * After a timeout, or an interrupt while the client awaited the reply, the script may have run: undo this
+         * acquisition so that no lock outlives the failure. A refused connection never reached Redis, so it needs no
+         * undo. An interrupt is reported as such, with the thread's flag left set.
          */
-        private LockUnavailableException unavailable(Hold hold, String holdId, DataAccessException cause) {
-            if (cause instanceof QueryTimeoutException) {
-                try {
-                    this.type.release(hold, holdId, "0");
-                }
-                catch (DataAccessException undoFailure) {
-                    cause.addSuppressed(undoFailure);
-                }
+        private LockException failed(Hold hold, String holdId, DataAccessException cause) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
+            if (interrupted || cause instanceof QueryTimeoutException) {
+                Uninterrupted.run(() -> {
+                    try {
+                        this.type.release(hold, holdId, "0");
+                    }
+                    catch (DataAccessException undoFailure) {
+                        cause.addSuppressed(undoFailure);
+                    }
+                });
+            }
+            if (interrupted) {
+                InterruptedException interrupt = new InterruptedException("interrupted during a Redis call");
+                interrupt.initCause(cause);
+                return new LockInterruptedException(this.key, interrupt);
             }
             return new LockUnavailableException(this.key,
                     "Redis could not be reached or did not answer while acquiring lock '" + this.key + "'", cause);
