@@ -11,6 +11,10 @@ import java.util.Optional;
  * option fails at the call with an {@link IllegalArgumentException} naming the argument, and nothing is written to
  * Redis.
  *
+ * <p>{@link LockOptions#withMode(LockMode)} chooses the type of lock: exclusive (the default), the read or write side
+ * of a read/write lock, or a fair (first come, first served) lock; every method works the same for each.
+ * {@link #acquireAll} takes several keys at once.
+ *
  * <p>Locks are reentrant per owner. The owner is the calling thread unless {@link LockOptions#withOwner(Object)}
  * names another; a second acquisition by the same owner succeeds at once, and each acquisition's handle is released
  * on its own. A handle may be released from any thread.
