@@ -362,7 +362,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     /**
      * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
-     * releasing a probe lock ({@code <prefix>:{distlock-access-check}:lock}) and opening the release subscription.
+     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription.
      * Call it at start-up so that a missing permission is reported then rather than at the first lock.
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission; the message names the ACL
