@@ -10,17 +10,26 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.redis.ReleaseSubscriptions.Waiter;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -79,6 +88,78 @@ class FairLockTest {
         assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
         assertThat(tokens).isSorted().doesNotHaveDuplicates().allMatch(token -> token > holder.fencingToken());
         assertThat(queueLength("turn")).isZero();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aReleaseWakesOnlyTheNextWaiter() throws Exception {
+        // long waiter and watchdog leases, so that no periodic refresh or renewal runs a script during the hand-off
+        RedisLockService holderSide = this.clients.service();
+        StringRedisTemplate template = this.clients.template();
+        RedisLockService waiterSide = this.clients.service(template, b -> b.waiterLease(Duration.ofSeconds(60)));
+        // A connection's activation wakes every waiter (releases may have been missed); let both of the waiter
+        // side's connections come up first. This listener runs after the service's, which subscribed earlier.
+        AtomicInteger activations = new AtomicInteger();
+        ((LettuceConnectionFactory) template.getRequiredConnectionFactory()).getNativeClient()
+            .getResources()
+            .eventBus()
+            .get()
+            .filter(ConnectionActivatedEvent.class::isInstance)
+            .subscribe(event -> activations.incrementAndGet());
+        waiterSide.verifyAccess();
+        Await.until(Duration.ofSeconds(10), () -> activations.get() >= 2, "the waiter side's connections are up");
+        LockHandle holder = holderSide.acquire("baton", FAIR);
+        int waiters = 4;
+        List<CountDownLatch> acquired = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        CountDownLatch finish = new CountDownLatch(1);
+        for (int i = 0; i < waiters; i++) {
+            int arrival = i;
+            CountDownLatch got = new CountDownLatch(1);
+            acquired.add(got);
+            Thread thread = new Thread(() -> {
+                try (LockHandle lock = waiterSide.acquire("baton", FAIR.withWaitTime(Duration.ofSeconds(50)))) {
+                    got.countDown();
+                    finish.await(50, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+            Await.until(Duration.ofSeconds(10), () -> queueLength("baton") == arrival + 1, "waiter queued");
+        }
+        Await.until(Duration.ofSeconds(10),
+                () -> threads.stream().allMatch(thread -> LockSupport.getBlocker(thread) instanceof Waiter),
+                "every waiter sleeps on its release subscription");
+        this.redis.call("CONFIG", "RESETSTAT");
+        holder.release();
+        assertThat(acquired.get(0).await(10, TimeUnit.SECONDS)).isTrue();
+        // one script to release and one by the first waiter: the others were not woken to try
+        assertThat(successfulScriptCalls()).isEqualTo(2);
+        assertThat(queueLength("baton")).isEqualTo(waiters - 1);
+        finish.countDown();
+        for (CountDownLatch got : acquired) {
+            assertThat(got.await(20, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /** EVAL and EVALSHA calls since the last CONFIG RESETSTAT, less those that failed (NOSCRIPT). */
+    private long successfulScriptCalls() {
+        long calls = 0;
+        for (String line : this.redis.call("INFO", "commandstats").split("\\r?\\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += statistic(line, "calls") - statistic(line, "failed_calls");
+            }
+        }
+        return calls;
+    }
+
+    private static long statistic(String line, String name) {
+        Matcher matcher = Pattern.compile("[:,]" + name + "=(\\d+)").matcher(line);
+        return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
     }
 
     @Test
