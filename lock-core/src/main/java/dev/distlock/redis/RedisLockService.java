@@ -385,8 +385,10 @@ public final class RedisLockService implements LockService, AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and closes the release subscription. Locks still held are not released: they expire at the
-     * end of their lease. Acquiring afterwards throws {@link IllegalStateException}.
+     * Stops the watchdog and closes the release subscription, writing nothing more to Redis, as if the process had
+     * died. Locks still held are not released: they expire at the end of their lease. Threads still waiting for a
+     * lock stop with {@link IllegalStateException}; a fair queue place or write intent they kept lapses after the
+     * waiter lease. Acquiring afterwards throws {@link IllegalStateException}.
      */
     @Override
     public void close() {
