@@ -6,11 +6,12 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one acquisition behaves: how long to wait, how the lease is kept, and who owns the lock for reentrancy.
+ * How one acquisition behaves: the type of lock, how long to wait, how the lease is kept, and who owns the lock for
+ * reentrancy.
  * Immutable; every {@code with...} method returns a copy and checks its argument at once.
  *
  * <pre>{@code
- * LockOptions.defaults().withWaitTime(Duration.ofSeconds(2)).withLeaseTime(Duration.ofSeconds(30))
+ * LockOptions.defaults().withMode(LockMode.READ).withWaitTime(Duration.ofSeconds(2))
  * }</pre>
  */
 public final class LockOptions {
@@ -18,7 +19,9 @@ public final class LockOptions {
     /** The longest lease accepted: longer leases are almost always a unit mistake. */
     public static final Duration MAX_LEASE_TIME = Duration.ofDays(7);
 
-    private static final LockOptions DEFAULTS = new LockOptions(null, null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(LockMode.EXCLUSIVE, null, null, null);
+
+    private final LockMode mode;
 
     private final @Nullable Duration waitTime;
 
@@ -26,15 +29,32 @@ public final class LockOptions {
 
     private final @Nullable Object owner;
 
-    private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, @Nullable Object owner) {
+    private LockOptions(LockMode mode, @Nullable Duration waitTime, @Nullable Duration leaseTime,
+            @Nullable Object owner) {
+        this.mode = mode;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.owner = owner;
     }
 
-    /** The service's default wait time, a lease kept alive by the watchdog, and the calling thread as owner. */
+    /**
+     * An {@link LockMode#EXCLUSIVE} lock, the service's default wait time, a lease kept alive by the watchdog, and the
+     * calling thread as owner.
+     */
     public static LockOptions defaults() {
         return DEFAULTS;
+    }
+
+    /**
+     * The type of lock to take: {@link LockMode#EXCLUSIVE} (the default), {@link LockMode#READ} or
+     * {@link LockMode#WRITE} of a read/write lock, or {@link LockMode#FAIR}. The same for every key of
+     * {@link LockService#acquireAll}.
+     *
+     * @throws IllegalArgumentException when {@code mode} is null
+     */
+    public LockOptions withMode(LockMode mode) {
+        requireNonNull(mode, "mode");
+        return new LockOptions(mode, this.waitTime, this.leaseTime, this.owner);
     }
 
     /**
@@ -47,7 +67,7 @@ public final class LockOptions {
         if (waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative, but was " + waitTime);
         }
-        return new LockOptions(waitTime, this.leaseTime, this.owner);
+        return new LockOptions(this.mode, waitTime, this.leaseTime, this.owner);
     }
 
     /**
@@ -66,12 +86,12 @@ public final class LockOptions {
             throw new IllegalArgumentException(
                     "leaseTime must be at most " + MAX_LEASE_TIME.toDays() + " days, but was " + leaseTime);
         }
-        return new LockOptions(this.waitTime, leaseTime, this.owner);
+        return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner);
     }
 
     /** Keeps the lease alive with the watchdog until release (the default). */
     public LockOptions withWatchdog() {
-        return new LockOptions(this.waitTime, null, this.owner);
+        return new LockOptions(this.mode, this.waitTime, null, this.owner);
     }
 
     /**
@@ -84,7 +104,12 @@ public final class LockOptions {
      */
     public LockOptions withOwner(Object owner) {
         requireNonNull(owner, "owner");
-        return new LockOptions(this.waitTime, this.leaseTime, owner);
+        return new LockOptions(this.mode, this.waitTime, this.leaseTime, owner);
+    }
+
+    /** The type of lock. */
+    public LockMode mode() {
+        return this.mode;
     }
 
     /** The wait time, or null for the service's default. */
@@ -110,19 +135,20 @@ public final class LockOptions {
 
     @Override
     public boolean equals(@Nullable Object other) {
-        return this == other || (other instanceof LockOptions that && Objects.equals(this.waitTime, that.waitTime)
+        return this == other || (other instanceof LockOptions that && this.mode == that.mode
+                && Objects.equals(this.waitTime, that.waitTime)
                 && Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.owner, that.owner));
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(this.waitTime, this.leaseTime, this.owner);
+        return Objects.hash(this.mode, this.waitTime, this.leaseTime, this.owner);
     }
 
     @Override
     public String toString() {
-        return "LockOptions[waitTime=" + (this.waitTime != null ? this.waitTime : "default") + ", leaseTime="
-                + (this.leaseTime != null ? this.leaseTime : "watchdog") + ", owner="
+        return "LockOptions[mode=" + this.mode + ", waitTime=" + (this.waitTime != null ? this.waitTime : "default")
+                + ", leaseTime=" + (this.leaseTime != null ? this.leaseTime : "watchdog") + ", owner="
                 + (this.owner != null ? this.owner : "calling thread") + "]";
     }
 }

@@ -1,5 +1,6 @@
 package dev.distlock;
 
+import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -9,6 +10,10 @@ import java.util.Optional;
  * with no control characters and no braces (braces are reserved for the Redis Cluster hash tag). A bad key or
  * option fails at the call with an {@link IllegalArgumentException} naming the argument, and nothing is written to
  * Redis.
+ *
+ * <p>{@link LockOptions#withMode(LockMode)} chooses the type of lock: exclusive (the default), the read or write side
+ * of a read/write lock, or a fair (first come, first served) lock; every method works the same for each.
+ * {@link #acquireAll} takes several keys at once.
  *
  * <p>Locks are reentrant per owner. The owner is the calling thread unless {@link LockOptions#withOwner(Object)}
  * names another; a second acquisition by the same owner succeeds at once, and each acquisition's handle is released
@@ -22,6 +27,9 @@ public interface LockService {
 
     /** The longest key a lock accepts, in characters. */
     int MAX_KEY_LENGTH = 1024;
+
+    /** The most distinct keys one {@link #acquireAll} call takes. */
+    int MAX_KEYS = 100;
 
     /**
      * Acquires the lock, waiting up to the default wait limit. Equivalent to
@@ -72,6 +80,59 @@ public interface LockService {
      * @throws E what the work threw
      */
     <T, E extends Exception> T executeLocked(String key, LockOptions options, LockedWork<T, E> work) throws E;
+
+    /**
+     * Acquires the locks of several keys as one: all of them or none. The keys are de-duplicated and taken one by one
+     * in their natural ({@link String#compareTo}) order, so that callers naming the same keys in any order never
+     * deadlock each other. Each key is locked as {@link #acquire(String, LockOptions)} would (mode, lease and owner
+     * from the options); the options' wait time covers the whole set. When a key stays held past the wait, Redis
+     * fails or the thread is interrupted, the keys taken so far are released before the exception is thrown.
+     *
+     * @param keys 1 to {@value #MAX_KEYS} distinct keys, each valid as for {@link #acquire(String, LockOptions)}
+     * @return one handle for the whole set; releasing it releases every key
+     * @throws LockTimeoutException naming the first key still held by another owner at the end of the wait
+     * @throws LockUnavailableException when Redis cannot be reached or does not answer in time
+     * @throws LockInterruptedException when the thread is interrupted while waiting (its interrupt flag stays set)
+     * @throws IllegalArgumentException when {@code keys} is null, empty, too large or holds a bad key; nothing is
+     * written to Redis then
+     */
+    MultiLockHandle acquireAll(Collection<String> keys, LockOptions options);
+
+    /**
+     * Makes one attempt at each key of the set, in the order of {@link #acquireAll}, ignoring the options' wait time.
+     *
+     * @return the handle of the whole set, or empty (with nothing left held) when another owner holds one of the keys
+     * @throws LockUnavailableException when Redis cannot be reached or does not answer in time
+     */
+    Optional<MultiLockHandle> tryAcquireAll(Collection<String> keys, LockOptions options);
+
+    /**
+     * Runs {@code work} while holding every key of the set, as {@link #acquireAll} followed by a release of the whole
+     * set in a {@code finally} block, with the failure rules of {@link #executeLocked}. The work receives the
+     * {@link MultiLockHandle}.
+     */
+    default <T, E extends Exception> T executeLockedAll(Collection<String> keys, LockOptions options,
+            LockedWork<T, E> work) throws E {
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+        MultiLockHandle locks = acquireAll(keys, options);
+        T result;
+        try {
+            result = work.run(locks);
+        }
+        catch (Throwable ex) {
+            try {
+                locks.release();
+            }
+            catch (RuntimeException releaseFailure) {
+                ex.addSuppressed(releaseFailure);
+            }
+            throw ex;
+        }
+        locks.release();
+        return result;
+    }
 
     /** Work run under a lock by {@link #executeLocked}. */
     @FunctionalInterface

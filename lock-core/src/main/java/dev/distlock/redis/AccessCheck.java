@@ -1,15 +1,19 @@
 package dev.distlock.redis;
 
 import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
+import dev.distlock.LockMode;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.redis.Hold.HoldKey;
 
 /**
- * Checks that the Redis user may do everything the lock does, by running each script once on a probe lock and opening
- * the release subscription, so that a missing ACL permission fails at start-up with the grant it needs.
+ * Checks that the Redis user may do everything the lock does, by running each script once on a probe lock of each
+ * type (then deleting the probe's keys) and opening the release subscription, so that a missing ACL permission fails
+ * at start-up with the grant it needs.
  */
 final class AccessCheck {
 
@@ -21,23 +25,29 @@ final class AccessCheck {
     /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
     static String requiredAcl(String prefix) {
         return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hset +hsetnx +hdel +hincrby "
-                + "+pexpire +pttl +time +publish +subscribe +unsubscribe";
+                + "+hexists +pexpire +pttl +time +publish +subscribe +unsubscribe +get +set +del +exists +zadd "
+                + "+zrem +zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
     }
 
     /**
-     * Runs the check.
+     * Runs the check: takes, renews, releases and gives up a probe lock of every type.
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission
      * @throws LockUnavailableException when Redis cannot be reached
      */
-    static void run(LockKeys keys, LockScripts scripts, ReleaseSubscriptions subscriptions, String ownerToken,
-            String clientId) {
-        String hash = keys.lockHash(PROBE_KEY);
-        String channel = keys.releaseChannel(PROBE_KEY);
+    static void run(String prefix, Map<LockMode, LockType> types, ReleaseSubscriptions subscriptions,
+            String ownerToken) {
         try {
-            if (scripts.acquire(hash, ownerToken, "1", "5000") > 0) {
-                scripts.renew(List.of(hash), List.of(ownerToken), "5000");
-                scripts.release(hash, ownerToken, "1", channel, clientId, "0", "0"); // PEXPIRE 0 deletes it
+            for (Map.Entry<LockMode, LockType> entry : types.entrySet()) {
+                LockType type = entry.getValue();
+                Hold probe = new Hold(new HoldKey(ownerToken, PROBE_KEY, entry.getKey()), type,
+                        type.releaseChannel(PROBE_KEY), ownerToken);
+                if (type.acquire(probe, "1", "5000", true) > 0) {
+                    type.renew(List.of(probe), "5000");
+                    type.release(probe, "1", "0");
+                }
+                type.leave(probe);
+                type.context.scripts().delete(type.keys(probe)); // no probe key outlives the check
             }
             subscriptions.open();
         }
@@ -45,7 +55,7 @@ final class AccessCheck {
             String refusal = permissionRefusal(ex);
             if (refusal != null) {
                 throw new IllegalStateException("The Redis user may not run a command the lock needs (" + refusal
-                        + "). Grant it with: ACL SETUSER <user> " + requiredAcl(keys.prefix()), ex);
+                        + "). Grant it with: ACL SETUSER <user> " + requiredAcl(prefix), ex);
             }
             throw new LockUnavailableException(PROBE_KEY,
                     "Redis could not be reached to check the lock's permissions: " + ex.getMessage(), ex);

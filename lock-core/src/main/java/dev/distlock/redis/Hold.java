@@ -10,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockMode;
 
 /**
  * One owner's hold on one lock: the owner token in Redis, the reentrant acquisitions open under it, and the lease as
@@ -21,7 +22,8 @@ final class Hold {
 
     final HoldKey holdKey;
 
-    final String lockHash;
+    /** The type of lock, which knows its Redis structures and scripts. */
+    final LockType type;
 
     final String releaseChannel;
 
@@ -48,9 +50,9 @@ final class Hold {
     /** The first handle of the hold: the one listeners are told about when the lease is lost. */
     volatile @Nullable RedisLockHandle firstHandle;
 
-    Hold(HoldKey holdKey, String lockHash, String releaseChannel, String ownerToken) {
+    Hold(HoldKey holdKey, LockType type, String releaseChannel, String ownerToken) {
         this.holdKey = holdKey;
-        this.lockHash = lockHash;
+        this.type = type;
         this.releaseChannel = releaseChannel;
         this.ownerToken = ownerToken;
     }
@@ -150,7 +152,9 @@ final class Hold {
         }
     }
 
-    /** Who owns a hold, for reentrancy: an owner object (by default the thread) and the lock's key. */
-    record HoldKey(Object owner, String key) {
+    /**
+     * Who owns a hold, for reentrancy: an owner object (by default the thread), the lock's key and the type of lock.
+     */
+    record HoldKey(Object owner, String key, LockMode mode) {
     }
 }

@@ -19,7 +19,8 @@ import dev.distlock.LockListener;
 
 /**
  * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
- * to {@value #BATCH_SIZE} locks per script call (grouped by Redis Cluster slot when the connection is a cluster). No
+ * to {@value #BATCH_SIZE} locks of one type per script call, the type's renewal script (grouped by Redis Cluster
+ * slot when the connection is a cluster). No
  * thread or timer per lock. A hold found deleted or taken is lost at once; one whose renewals keep failing is lost
  * when its lease deadline passes, and failed renewals are retried sooner than the period.
  */
@@ -30,8 +31,6 @@ final class LeaseWatchdog {
     private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
 
     private final Set<Hold> watched = ConcurrentHashMap.newKeySet();
-
-    private final LockScripts scripts;
 
     private final ScheduledExecutorService scheduler;
 
@@ -47,9 +46,8 @@ final class LeaseWatchdog {
 
     private final LeaseLoss leaseLoss;
 
-    LeaseWatchdog(LockScripts scripts, ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
+    LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
             boolean groupBySlot, LockListener listener, LeaseLoss leaseLoss) {
-        this.scripts = scripts;
         this.scheduler = scheduler;
         this.leaseNanos = leaseNanos;
         this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
@@ -90,18 +88,17 @@ final class LeaseWatchdog {
         }
     }
 
+    /** Batches of holds of one type (and one slot when grouping by slot), each renewed by one script call. */
     private List<List<Hold>> batches(Collection<Hold> holds) {
-        if (!this.groupBySlot) {
-            return chunks(holds);
-        }
-        Map<Integer, List<Hold>> bySlot = new HashMap<>();
+        Map<Object, List<Hold>> groups = new HashMap<>();
         for (Hold hold : holds) {
-            bySlot.computeIfAbsent(ClusterSlotHashUtil.calculateSlot(hold.lockHash), slot -> new ArrayList<>())
-                .add(hold);
+            Object group = this.groupBySlot
+                    ? List.of(hold.type, ClusterSlotHashUtil.calculateSlot("{" + hold.key() + "}")) : hold.type;
+            groups.computeIfAbsent(group, any -> new ArrayList<>()).add(hold);
         }
         List<List<Hold>> batches = new ArrayList<>();
-        for (List<Hold> slotHolds : bySlot.values()) {
-            batches.addAll(chunks(slotHolds));
+        for (List<Hold> group : groups.values()) {
+            batches.addAll(chunks(group));
         }
         return batches;
     }
@@ -123,16 +120,10 @@ final class LeaseWatchdog {
     }
 
     private void renewBatch(List<Hold> batch) {
-        List<String> hashes = new ArrayList<>(batch.size());
-        List<String> tokens = new ArrayList<>(batch.size());
-        for (Hold hold : batch) {
-            hashes.add(hold.lockHash);
-            tokens.add(hold.ownerToken);
-        }
         long sentNanos = System.nanoTime();
         boolean[] renewed;
         try {
-            renewed = this.scripts.renew(hashes, tokens, this.leaseMillis);
+            renewed = batch.get(0).type.renew(batch, this.leaseMillis);
         }
         catch (RuntimeException ex) {
             renewalFailed(batch, sentNanos, ex);

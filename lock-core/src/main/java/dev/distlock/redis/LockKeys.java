@@ -61,6 +61,11 @@ final class LockKeys {
         return this.prefix + ":{" + key + "}:lock";
     }
 
+    /** {@code <prefix>:{<key>}:<suffix>}: a name of one of the key's Redis structures, in the key's slot. */
+    String name(String key, String suffix) {
+        return this.prefix + ":{" + key + "}:" + suffix;
+    }
+
     String releaseChannel(String key) {
         return this.prefix + ":{" + key + "}:released";
     }

@@ -26,6 +26,9 @@ final class LockScripts {
 
     static final long NOT_HELD = -2;
 
+    /** This owner's last hold ended but the lock stays held by others (a reader among readers): nobody to wake. */
+    static final long FREED_QUIETLY = 3;
+
     private final StringRedisTemplate redis;
 
     private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
@@ -39,7 +42,7 @@ final class LockScripts {
         this.redis = redis;
     }
 
-    private static <T> RedisScript<T> load(String name, Class<T> resultType) {
+    static <T> RedisScript<T> load(String name, Class<T> resultType) {
         DefaultRedisScript<T> script = new DefaultRedisScript<>();
         script.setLocation(new ClassPathResource("dev/distlock/redis/" + name));
         script.setResultType(resultType);
@@ -67,23 +70,37 @@ final class LockScripts {
 
     /** Runs renew.lua over one batch of locks in one slot: returns, per lock, whether it was renewed. */
     boolean[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
+        return renewBatch(this.renew, lockHashes, ownerTokens, leaseMillis);
+    }
+
+    /**
+     * Runs a renewal script that takes the lease then one owner token per lock, and answers 1 or 0 per lock: returns,
+     * per lock, whether it was renewed.
+     */
+    @SuppressWarnings("rawtypes")
+    boolean[] renewBatch(RedisScript<List> script, List<String> keys, List<String> ownerTokens, String leaseMillis) {
         List<String> args = new ArrayList<>(ownerTokens.size() + 1);
         args.add(leaseMillis);
         args.addAll(ownerTokens);
-        List<?> replies = this.redis.execute(this.renew, lockHashes, args.toArray());
-        boolean[] renewed = new boolean[lockHashes.size()];
+        List<?> replies = this.redis.execute(script, keys, args.toArray());
+        boolean[] renewed = new boolean[ownerTokens.size()];
         for (int i = 0; i < renewed.length; i++) {
             renewed[i] = replies != null && ((Number) replies.get(i)).longValue() == 1;
         }
         return renewed;
     }
 
-    private long run(RedisScript<Long> script, List<String> keys, Object... args) {
+    long run(RedisScript<Long> script, List<String> keys, Object... args) {
         Long reply = this.redis.execute(script, keys, args);
         if (reply == null) {
             // Only inside a pipeline or transaction, which a lock cannot take part in.
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }
         return reply;
+    }
+
+    /** Deletes keys of one lock (one slot) with a plain DEL. */
+    void delete(List<String> keys) {
+        this.redis.delete(keys);
     }
 }

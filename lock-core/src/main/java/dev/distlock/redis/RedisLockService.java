@@ -2,7 +2,10 @@ package dev.distlock.redis;
 
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -24,10 +27,12 @@ import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockListener;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.MultiLockHandle;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.redis.Hold.HoldKey;
 import dev.distlock.redis.ReleaseSubscriptions.Waiter;
@@ -60,7 +65,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private final LockKeys keys;
 
-    private final LockScripts scripts;
+    private final Map<LockMode, LockType> types;
 
     private final Duration defaultWaitTime;
 
@@ -68,9 +73,10 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private final String watchdogLeaseMillis;
 
-    private final String tokenRetentionMillis;
-
     private final String clientId;
+
+    /** How often a waiter that keeps a place in Redis (a fair queue place, a write intent) refreshes it. */
+    private final long placeRefreshNanos;
 
     private final LockListener listener;
 
@@ -88,12 +94,13 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private RedisLockService(Builder builder) {
         this.keys = new LockKeys(builder.keyPrefix);
-        this.scripts = new LockScripts(builder.redis);
         this.defaultWaitTime = builder.defaultWaitTime;
         this.watchdogLeaseNanos = builder.watchdogLease.toNanos();
         this.watchdogLeaseMillis = Long.toString(builder.watchdogLease.toMillis());
-        this.tokenRetentionMillis = Long.toString(builder.tokenRetention.toMillis());
         this.clientId = HexFormat.of().formatHex(randomBytes(8));
+        this.placeRefreshNanos = builder.waiterLease.toNanos() / 3;
+        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis), this.clientId,
+                Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis())));
         this.listener = builder.listener;
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "distlock-watchdog-" + threadCount.incrementAndGet());
@@ -105,7 +112,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         Duration interval = (builder.renewalInterval != null) ? builder.renewalInterval
                 : builder.watchdogLease.dividedBy(3);
-        this.watchdog = new LeaseWatchdog(this.scripts, this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
+        this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
                 cluster, this.listener, this::lose);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
@@ -159,6 +166,32 @@ public final class RedisLockService implements LockService, AutoCloseable {
         return result;
     }
 
+    @Override
+    public MultiLockHandle acquireAll(Collection<String> keys, LockOptions options) {
+        LockSet locks = acquireAll(keys, options, false);
+        if (locks == null) {
+            throw new IllegalStateException("unreachable: a waiting acquisition returns a handle or throws");
+        }
+        return locks;
+    }
+
+    @Override
+    public Optional<MultiLockHandle> tryAcquireAll(Collection<String> keys, LockOptions options) {
+        return Optional.ofNullable(acquireAll(keys, options, true));
+    }
+
+    private @Nullable LockSet acquireAll(Collection<String> keys, LockOptions options, boolean once) {
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
+        }
+        if (this.closed) {
+            throw new IllegalStateException("This LockService is closed");
+        }
+        Duration wait = (options.waitTime() != null) ? options.waitTime() : this.defaultWaitTime;
+        return MultiKeyAcquisition.acquire(this, canonical, options, wait, once);
+    }
+
     /** Acquires, or returns null when {@code once} and the lock is held. */
     private @Nullable RedisLockHandle acquire(String key, LockOptions options, boolean once) {
         LockKeys.checkKey(key);
@@ -171,17 +204,22 @@ public final class RedisLockService implements LockService, AutoCloseable {
         long start = System.nanoTime();
         Duration wait = once ? Duration.ZERO
                 : (options.waitTime() != null ? options.waitTime() : this.defaultWaitTime);
-        Acquisition acquisition = new Acquisition(key, options);
-        RedisLockHandle handle;
+        Acquisition acquisition = new Acquisition(key, options, !wait.isZero());
+        RedisLockHandle handle = null;
         try {
             handle = acquisition.attempt();
-            if (handle == null && !wait.isZero()) {
+            if (handle == null && acquisition.waiting) {
                 handle = waitFor(acquisition, start, saturatedNanos(wait));
             }
         }
         catch (LockException ex) {
             Listeners.call(() -> this.listener.acquireFailed(key, since(start), ex));
             throw ex;
+        }
+        finally {
+            if (handle == null) {
+                acquisition.leave();
+            }
         }
         Duration waited = since(start);
         if (handle == null) {
@@ -201,11 +239,17 @@ public final class RedisLockService implements LockService, AutoCloseable {
      * which publishes nothing. Without a subscription it polls with capped exponential backoff and jitter.
      */
     private @Nullable RedisLockHandle waitFor(Acquisition acquisition, long start, long waitNanos) {
-        Waiter waiter = this.subscriptions.startWaiting(this.keys.releaseChannel(acquisition.key));
+        LockType type = acquisition.type;
+        Waiter waiter = this.subscriptions.startWaiting(type.releaseChannel(acquisition.key), type.wakeUp(),
+                acquisition.freshHold().ownerToken);
         boolean acquired = false;
         try {
             long pollNanos = POLL_MIN_NANOS;
             while (true) {
+                if (this.closed) {
+                    throw new IllegalStateException(
+                            "This LockService was closed while waiting for lock '" + acquisition.key + "'");
+                }
                 waiter.arm();
                 RedisLockHandle handle = acquisition.attempt();
                 if (handle != null) {
@@ -220,6 +264,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
                         ? Math.min(TimeUnit.MILLISECONDS.toNanos(acquisition.holderRemainingMillis + 1),
                                 RECHECK_MAX_NANOS)
                         : POLL_MAX_NANOS;
+                if (type.keepsPlace()) {
+                    pause = Math.min(pause, this.placeRefreshNanos); // try again before the place lapses
+                }
                 if (!waiter.subscribed()) {
                     pause = Math.min(pause, pollNanos / 2 + ThreadLocalRandom.current().nextLong(pollNanos / 2 + 1));
                     pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);
@@ -273,8 +320,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         String keepHeld = Long.toString(keepHeldMillis);
         for (int attempt = 1;; attempt++) {
             try {
-                return this.scripts.release(hold.lockHash, hold.ownerToken, holdId, hold.releaseChannel,
-                        this.clientId, this.tokenRetentionMillis, keepHeld);
+                return hold.type.release(hold, holdId, keepHeld);
             }
             catch (DataAccessException ex) {
                 // A retry is safe: the script recognises a hold it released already and never touches another's.
@@ -316,7 +362,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     /**
      * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
-     * releasing a probe lock ({@code <prefix>:{distlock-access-check}:lock}) and opening the release subscription.
+     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription.
      * Call it at start-up so that a missing permission is reported then rather than at the first lock.
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission; the message names the ACL
@@ -324,8 +370,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
      * @throws LockUnavailableException when Redis cannot be reached
      */
     public void verifyAccess() {
-        AccessCheck.run(this.keys, this.scripts, this.subscriptions, HexFormat.of().formatHex(randomBytes(16)),
-                this.clientId);
+        AccessCheck.run(this.keys.prefix(), this.types, this.subscriptions,
+                HexFormat.of().formatHex(randomBytes(16)));
     }
 
     /** The ACL rules (key and channel patterns and commands) a Redis user needs for this service's locks. */
@@ -339,13 +385,16 @@ public final class RedisLockService implements LockService, AutoCloseable {
     }
 
     /**
-     * Stops the watchdog and closes the release subscription. Locks still held are not released: they expire at the
-     * end of their lease. Acquiring afterwards throws {@link IllegalStateException}.
+     * Stops the watchdog and closes the release subscription, writing nothing more to Redis, as if the process had
+     * died. Locks still held are not released: they expire at the end of their lease. Threads still waiting for a
+     * lock stop with {@link IllegalStateException}; a fair queue place or write intent they kept lapses after the
+     * waiter lease. Acquiring afterwards throws {@link IllegalStateException}.
      */
     @Override
     public void close() {
         this.closed = true;
         this.scheduler.shutdownNow();
+        this.subscriptions.signalAll(); // waiting threads see the service closed
         this.subscriptions.close();
     }
 
@@ -373,7 +422,12 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         final String key;
 
+        final LockType type;
+
         final HoldKey holdKey;
+
+        /** Whether the caller waits when refused, keeping a place in Redis if the type has one. */
+        final boolean waiting;
 
         final boolean watchdog;
 
@@ -387,10 +441,12 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /** From the last failed attempt: the holder's remaining lease, or -1 when unknown. */
         long holderRemainingMillis = -1;
 
-        Acquisition(String key, LockOptions options) {
+        Acquisition(String key, LockOptions options, boolean waiting) {
             this.key = key;
+            this.type = RedisLockService.this.types.get(options.mode());
+            this.waiting = waiting;
             Object owner = options.owner();
-            this.holdKey = new HoldKey(owner != null ? owner : Thread.currentThread(), key);
+            this.holdKey = new HoldKey(owner != null ? owner : Thread.currentThread(), key, options.mode());
             Duration lease = options.leaseTime();
             this.watchdog = (lease == null);
             this.leaseNanos = (lease == null) ? RedisLockService.this.watchdogLeaseNanos : lease.toNanos();
@@ -408,14 +464,46 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 }
                 return handle;
             }
+            return grant(freshHold(), false);
+        }
+
+        /**
+         * The hold a new grant creates. Its owner token is made once per call, or shared with the owner's hold of the
+         * other side of a read/write lock, so that the write holder may read and a lone reader may write.
+         */
+        Hold freshHold() {
             Hold hold = this.fresh;
             if (hold == null) {
-                LockKeys keys = RedisLockService.this.keys;
-                hold = new Hold(this.holdKey, keys.lockHash(this.key), keys.releaseChannel(this.key),
-                        HexFormat.of().formatHex(randomBytes(16)));
+                LockMode sharing = this.type.sharesOwnerTokenWith();
+                Hold other = (sharing == null) ? null
+                        : RedisLockService.this.holds.get(new HoldKey(this.holdKey.owner(), this.key, sharing));
+                String ownerToken = (other != null && !other.isOver()) ? other.ownerToken
+                        : HexFormat.of().formatHex(randomBytes(16));
+                hold = new Hold(this.holdKey, this.type, this.type.releaseChannel(this.key), ownerToken);
                 this.fresh = hold;
             }
-            return grant(hold, false);
+            return hold;
+        }
+
+        /**
+         * Gives up the place a waiting call kept in Redis. Best effort: a place that cannot be removed lapses by
+         * itself within the waiter lease. A closed service writes nothing more, as if its process had died.
+         */
+        void leave() {
+            Hold hold = this.fresh;
+            if (!this.waiting || !this.type.keepsPlace() || hold == null || RedisLockService.this.closed) {
+                return;
+            }
+            Uninterrupted.run(() -> {
+                try {
+                    if (this.type.leave(hold)) {
+                        RedisLockService.this.subscriptions.signalLocal(hold.releaseChannel);
+                    }
+                }
+                catch (DataAccessException ex) {
+                    logger.debug("Could not leave the waiters of lock '" + this.key + "'; the place lapses", ex);
+                }
+            });
         }
 
         private @Nullable RedisLockHandle grant(Hold hold, boolean reentrant) {
@@ -423,14 +511,13 @@ public final class RedisLockService implements LockService, AutoCloseable {
             long sentNanos = System.nanoTime();
             long reply;
             try {
-                reply = RedisLockService.this.scripts.acquire(hold.lockHash, hold.ownerToken, holdId,
-                        this.leaseMillis);
+                reply = this.type.acquire(hold, holdId, this.leaseMillis, this.waiting);
             }
             catch (DataAccessException ex) {
                 if (reentrant && hold.close()) {
                     forget(hold);
                 }
-                throw unavailable(hold, holdId, ex);
+                throw failed(hold, holdId, ex);
             }
             if (reply <= 0) {
                 this.holderRemainingMillis = -reply - 1;
@@ -455,19 +542,26 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
 
         /**
-         * After a timeout the script may have run: undo this acquisition so that no lock outlives the failure. A
-         * refused connection never reached Redis, so it needs no undo.
+         * After a timeout, or an interrupt while the client awaited the reply, the script may have run: undo this
+         * acquisition so that no lock outlives the failure. A refused connection never reached Redis, so it needs no
+         * undo. An interrupt is reported as such, with the thread's flag left set.
          */
-        private LockUnavailableException unavailable(Hold hold, String holdId, DataAccessException cause) {
-            if (cause instanceof QueryTimeoutException) {
-                try {
-                    RedisLockService.this.scripts.release(hold.lockHash, hold.ownerToken, holdId,
-                            hold.releaseChannel, RedisLockService.this.clientId,
-                            RedisLockService.this.tokenRetentionMillis, "0");
-                }
-                catch (DataAccessException undoFailure) {
-                    cause.addSuppressed(undoFailure);
-                }
+        private LockException failed(Hold hold, String holdId, DataAccessException cause) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
+            if (interrupted || cause instanceof QueryTimeoutException) {
+                Uninterrupted.run(() -> {
+                    try {
+                        this.type.release(hold, holdId, "0");
+                    }
+                    catch (DataAccessException undoFailure) {
+                        cause.addSuppressed(undoFailure);
+                    }
+                });
+            }
+            if (interrupted) {
+                InterruptedException interrupt = new InterruptedException("interrupted during a Redis call");
+                interrupt.initCause(cause);
+                return new LockInterruptedException(this.key, interrupt);
             }
             return new LockUnavailableException(this.key,
                     "Redis could not be reached or did not answer while acquiring lock '" + this.key + "'", cause);
@@ -488,6 +582,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
         private @Nullable Duration renewalInterval;
 
         private Duration tokenRetention = Duration.ofHours(1);
+
+        private Duration waiterLease = Duration.ofSeconds(6);
 
         private LockListener listener = new LockListener() {
         };
@@ -546,6 +642,22 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 throw new IllegalArgumentException("tokenRetention must be at least 1s, but was " + tokenRetention);
             }
             this.tokenRetention = tokenRetention;
+            return this;
+        }
+
+        /**
+         * How long a waiter's place in Redis outlives a waiter that died without giving it up: a waiting
+         * {@link LockMode#WRITE} writer's intent, which holds back new readers, and a {@link LockMode#FAIR} waiter's
+         * place in the queue, which holds back the waiters behind it. Waiters refresh their place every third of it.
+         * Default 6 seconds.
+         */
+        public Builder waiterLease(Duration waiterLease) {
+            requireNonNull(waiterLease, "waiterLease");
+            if (waiterLease.toMillis() < 100 || waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException("waiterLease must be between 100ms and "
+                        + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
+            }
+            this.waiterLease = waiterLease;
             return this;
         }
 

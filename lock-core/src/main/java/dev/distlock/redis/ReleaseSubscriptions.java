@@ -21,11 +21,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import reactor.core.Disposable;
 
+import dev.distlock.redis.LockType.WakeUp;
+
 /**
  * Wakes this process's waiters when a lock is released. All waiters share one pub/sub connection; a key's channel is
- * subscribed while some thread waits for it (and for a short linger after, so hot keys do not churn), and each
- * release wakes one local waiter. Releases made by this process wake a local waiter directly, without waiting for the
- * message to come back from Redis. When a connection comes back after a disconnect, every waiter checks again, since
+ * subscribed while some thread waits for it (and for a short linger after, so hot keys do not churn). A release
+ * wakes one local waiter, every local waiter, or the one it names, as the lock type's {@link WakeUp} says. Releases
+ * made by this process wake local waiters directly, without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every waiter checks again, since
  * releases published meanwhile were lost.
  */
 final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
@@ -71,15 +73,21 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
         return null;
     }
 
-    /** Registers the calling thread as a waiter on a channel, subscribing to it first if needed. */
-    Waiter startWaiting(String channel) {
+    /**
+     * Registers the calling thread as a waiter on a channel, subscribing to it first if needed.
+     *
+     * @param wakeUp whom a release on this channel wakes (the same for every waiter of one channel)
+     * @param name the name a {@link WakeUp#NAMED} release message gives to wake this waiter
+     */
+    Waiter startWaiting(String channel, WakeUp wakeUp, String name) {
         while (true) {
-            KeyWaiters waiters = this.waitersByChannel.computeIfAbsent(channel, KeyWaiters::new);
+            KeyWaiters waiters = this.waitersByChannel.computeIfAbsent(channel,
+                    newChannel -> new KeyWaiters(newChannel, wakeUp));
             if (waiters.join()) {
                 if (!waiters.subscribed) {
                     subscribe(waiters);
                 }
-                return new Waiter(waiters);
+                return new Waiter(waiters, name);
             }
             // closed by the sweeper between lookup and join: take the fresh one
         }
@@ -95,18 +103,25 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
         }
     }
 
-    /** Wakes one local waiter for a lock this process released. */
+    /** Wakes local waiters for a lock this process released: one or all of them ({@link WakeUp#NAMED}: none). */
     void signalLocal(String channel) {
         KeyWaiters waiters = this.waitersByChannel.get(channel);
         if (waiters != null) {
-            waiters.signalOne();
+            waiters.signalReleased();
         }
     }
 
     @Override
     public void onMessage(Message message, byte @Nullable [] pattern) {
-        if (!Arrays.equals(message.getBody(), this.ownMessage)) {
-            signalLocal(new String(message.getChannel(), StandardCharsets.UTF_8));
+        KeyWaiters waiters = this.waitersByChannel.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+        if (waiters == null) {
+            return;
+        }
+        if (waiters.wakeUp == WakeUp.NAMED) {
+            waiters.signalNamed(new String(message.getBody(), StandardCharsets.UTF_8));
+        }
+        else if (!Arrays.equals(message.getBody(), this.ownMessage)) { // own releases were signalled locally
+            waiters.signalReleased();
         }
     }
 
@@ -232,6 +247,8 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
         final String channel;
 
+        final WakeUp wakeUp;
+
         volatile boolean subscribed;
 
         private final ArrayDeque<Waiter> queue = new ArrayDeque<>(); // guarded by this
@@ -242,8 +259,37 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
         private boolean closed; // guarded by this
 
-        KeyWaiters(String channel) {
+        KeyWaiters(String channel, WakeUp wakeUp) {
             this.channel = channel;
+            this.wakeUp = wakeUp;
+        }
+
+        void signalReleased() {
+            if (this.wakeUp == WakeUp.ONE) {
+                signalOne();
+            }
+            else if (this.wakeUp == WakeUp.ALL) {
+                signalEveryone();
+            }
+        }
+
+        void signalNamed(String name) {
+            Waiter named = null;
+            synchronized (this) {
+                for (Waiter waiter : this.queue) {
+                    if (waiter.name.equals(name)) {
+                        named = waiter;
+                        break;
+                    }
+                }
+                if (named == null) {
+                    return;
+                }
+                this.queue.remove(named);
+                named.queued = false;
+                named.signalled = true;
+            }
+            LockSupport.unpark(named.thread);
         }
 
         synchronized boolean join() {
@@ -297,7 +343,7 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                     this.queue.remove(waiter);
                     waiter.queued = false;
                 }
-                passOn = waiter.signalled && !acquired;
+                passOn = waiter.signalled && !acquired && this.wakeUp == WakeUp.ONE;
                 if (--this.users == 0) {
                     this.idleSince = System.nanoTime();
                 }
@@ -324,14 +370,17 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
         final KeyWaiters waiters;
 
+        final String name;
+
         final Thread thread = Thread.currentThread();
 
         volatile boolean signalled;
 
         boolean queued; // guarded by waiters
 
-        Waiter(KeyWaiters waiters) {
+        Waiter(KeyWaiters waiters, String name) {
             this.waiters = waiters;
+            this.name = name;
         }
 
         boolean subscribed() {

@@ -162,6 +162,39 @@ class WaitingTest {
     }
 
     @Test
+    void anInterruptDuringARedisCallIsReportedAsAnInterruptAndLeavesNoLockBehind() throws Exception {
+        RedisLockService locks = this.clients.service(this.clients.template(this.redis.port(), Duration.ofSeconds(20)),
+                b -> b);
+        locks.acquire("warm-up").release(); // connect first, so that the call below waits for a reply, not a socket
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicBoolean flagAfter = new AtomicBoolean();
+        this.redis.pause();
+        Thread thread;
+        try {
+            thread = start(() -> {
+                try {
+                    locks.acquire("in-flight", LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)));
+                }
+                catch (Throwable ex) {
+                    thrown.set(ex);
+                    flagAfter.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            Await.until(Duration.ofSeconds(10), () -> thread.getState() == Thread.State.TIMED_WAITING,
+                    "the acquire script was sent and its reply is awaited");
+            thread.interrupt();
+        }
+        finally {
+            this.redis.resume(); // the queued script runs now and may grant the lock; the undo must free it
+        }
+        thread.join(20_000);
+        assertThat(thread.isAlive()).isFalse();
+        assertThat(thrown.get()).isInstanceOf(LockInterruptedException.class);
+        assertThat(flagAfter).isTrue();
+        assertThat(this.redis.call("HGET", "distlock:{in-flight}:lock", "owner")).isNull();
+    }
+
+    @Test
     void virtualThreadsWaitAndAcquire() throws Exception {
         Assumptions.assumeTrue(Runtime.version().feature() >= 21, "virtual threads need Java 21+");
         RedisLockService locks = this.clients.service();

@@ -1,0 +1,35 @@
+package dev.distlock;
+
+/**
+ * The type of lock an acquisition takes, chosen with {@link LockOptions#withMode(LockMode)}. Each type is a separate
+ * lock in Redis: an {@code EXCLUSIVE} lock, a {@code READ}/{@code WRITE} lock and a {@code FAIR} lock of the same key
+ * do not exclude each other, so use one type per key. Every type renews its lease with the watchdog, reports a lost
+ * lease, hands out fencing tokens and is reentrant per owner.
+ */
+public enum LockMode {
+
+    /** One owner at a time; waiters in any order (the default). */
+    EXCLUSIVE,
+
+    /**
+     * The shared side of a read/write lock: many readers at once, none while a writer holds the lock or waits for it
+     * (so that readers cannot starve a writer). Each reader's lease is its own and expires on its own. The write
+     * holder may also take the read lock; it keeps it after releasing the write lock.
+     */
+    READ,
+
+    /**
+     * The exclusive side of a read/write lock: one writer, and no reader but the writer itself. A waiting writer
+     * holds back new readers while it waits (for at most the service's waiter lease after it dies). A reader asking
+     * for the write lock gets it once it is the only reader; two readers doing so wait for each other until their
+     * wait limits end.
+     */
+    WRITE,
+
+    /**
+     * One owner at a time, granted in the order the waiters reached Redis, across processes. A waiter that gives up
+     * leaves the queue; one that dies without leaving holds up the waiters behind it for at most the service's
+     * waiter lease. A {@code tryAcquire} succeeds only when nobody is queued.
+     */
+    FAIR
+}

@@ -1,0 +1,76 @@
+package dev.distlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The fair lock: {@code <prefix>:{key}:fair:lock} (the plain lock's hash layout, so renew.lua serves it),
+ * {@code <prefix>:{key}:fair:queue} (waiting tokens by arrival) and {@code <prefix>:{key}:fair:places} (when each
+ * waiter's place lapses unless refreshed). A release publishes the first waiter's token, which wakes only that waiter
+ * (fair-acquire.lua, fair-release.lua, fair-leave.lua).
+ */
+final class FairLock extends LockType {
+
+    private final RedisScript<Long> acquire = LockScripts.load("fair-acquire.lua", Long.class);
+
+    private final RedisScript<Long> release = LockScripts.load("fair-release.lua", Long.class);
+
+    private final RedisScript<Long> leave = LockScripts.load("fair-leave.lua", Long.class);
+
+    FairLock(Context context) {
+        super(context);
+    }
+
+    @Override
+    String releaseChannel(String key) {
+        return this.context.keys().name(key, "fair:released");
+    }
+
+    @Override
+    long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
+        return this.context.scripts()
+            .run(this.acquire, keys(hold), hold.ownerToken, holdId, leaseMillis,
+                    waiting ? this.context.waiterLeaseMillis() : "0");
+    }
+
+    @Override
+    long release(Hold hold, String holdId, String keepHeldMillis) {
+        return this.context.scripts()
+            .run(this.release, keys(hold), hold.ownerToken, holdId, hold.releaseChannel,
+                    this.context.tokenRetentionMillis(), keepHeldMillis);
+    }
+
+    @Override
+    boolean[] renew(List<Hold> holds, String leaseMillis) {
+        List<String> hashes = new ArrayList<>(holds.size());
+        List<String> tokens = new ArrayList<>(holds.size());
+        for (Hold hold : holds) {
+            hashes.add(name(hold, "fair:lock"));
+            tokens.add(hold.ownerToken);
+        }
+        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+    }
+
+    @Override
+    boolean leave(Hold hold) {
+        this.context.scripts().run(this.leave, keys(hold), hold.ownerToken, hold.releaseChannel);
+        return false; // the next waiter is named in a message
+    }
+
+    @Override
+    WakeUp wakeUp() {
+        return WakeUp.NAMED;
+    }
+
+    @Override
+    boolean keepsPlace() {
+        return true;
+    }
+
+    @Override
+    List<String> keys(Hold hold) {
+        return List.of(name(hold, "fair:lock"), name(hold, "fair:queue"), name(hold, "fair:places"));
+    }
+}

@@ -1,0 +1,184 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.MultiLockHandle;
+
+/** The held locks of a key set: every call fans out to the members (see {@link MultiLockHandle}). */
+final class LockSet implements MultiLockHandle {
+
+    private static final Log logger = LogFactory.getLog(LockSet.class);
+
+    private final List<LockHandle> members;
+
+    private final String key;
+
+    private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
+
+    private final AtomicReference<@Nullable LeaseLostException> lost = new AtomicReference<>();
+
+    LockSet(List<LockHandle> members) {
+        this.members = Collections.unmodifiableList(new ArrayList<>(members));
+        List<String> keys = new ArrayList<>(members.size());
+        for (LockHandle member : members) {
+            keys.add(member.key());
+        }
+        this.key = keys.toString();
+        for (LockHandle member : this.members) {
+            member.onLeaseLost(reason -> memberLost(member, reason));
+        }
+    }
+
+    @Override
+    public List<LockHandle> members() {
+        return this.members;
+    }
+
+    @Override
+    public LockHandle member(String key) {
+        for (LockHandle member : this.members) {
+            if (member.key().equals(key)) {
+                return member;
+            }
+        }
+        throw new IllegalArgumentException("key '" + key + "' is not in the lock set " + this.key);
+    }
+
+    @Override
+    public String key() {
+        return this.key;
+    }
+
+    @Override
+    public String ownerToken() {
+        return this.members.get(0).ownerToken();
+    }
+
+    @Override
+    public long fencingToken() {
+        long highest = Long.MIN_VALUE;
+        for (LockHandle member : this.members) {
+            highest = Math.max(highest, member.fencingToken());
+        }
+        return highest;
+    }
+
+    @Override
+    public Instant leaseDeadline() {
+        Instant earliest = Instant.MAX;
+        for (LockHandle member : this.members) {
+            Instant deadline = member.leaseDeadline();
+            if (deadline.isBefore(earliest)) {
+                earliest = deadline;
+            }
+        }
+        return earliest;
+    }
+
+    @Override
+    public boolean isHeld() {
+        for (LockHandle member : this.members) {
+            if (!member.isHeld()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void onLeaseLost(Consumer<LeaseLostException> callback) {
+        if (callback == null) {
+            throw new IllegalArgumentException("callback must not be null");
+        }
+        this.lostCallbacks.add(callback);
+        LeaseLostException reason = this.lost.get();
+        if (reason != null && this.lostCallbacks.remove(callback)) {
+            call(callback, reason);
+        }
+    }
+
+    private void memberLost(LockHandle member, LeaseLostException memberReason) {
+        LeaseLostException reason = new LeaseLostException(this.key,
+                "Lock set " + this.key + " lost the lease of its member '" + member.key() + "': "
+                        + memberReason.getMessage(),
+                memberReason);
+        if (!this.lost.compareAndSet(null, reason)) {
+            return; // the set is reported lost once, for its first lost member
+        }
+        for (Consumer<LeaseLostException> callback : this.lostCallbacks) {
+            if (this.lostCallbacks.remove(callback)) { // whoever removes a callback calls it, so it runs once
+                call(callback, reason);
+            }
+        }
+    }
+
+    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
+        try {
+            callback.accept(reason);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Lease-lost callback for lock set " + reason.key() + " failed", ex);
+        }
+    }
+
+    @Override
+    public void release() {
+        releaseAll(this.members, LockHandle::release);
+    }
+
+    @Override
+    public void releaseAfter(Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be null or negative, but was " + delay);
+        }
+        if (delay.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException(
+                    "delay must be at most " + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + delay);
+        }
+        releaseAll(this.members, member -> member.releaseAfter(delay));
+    }
+
+    /**
+     * Releases every handle in reverse order, going on after a failure.
+     *
+     * @throws RuntimeException the first failure, with the later ones suppressed
+     */
+    static void releaseAll(List<LockHandle> handles, Consumer<LockHandle> release) {
+        RuntimeException failure = null;
+        for (int i = handles.size() - 1; i >= 0; i--) {
+            try {
+                release.accept(handles.get(i));
+            }
+            catch (RuntimeException ex) {
+                if (failure == null) {
+                    failure = ex;
+                }
+                else {
+                    failure.addSuppressed(ex);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MultiLockHandle[keys=" + this.key + ", held=" + isHeld() + "]";
+    }
+}

@@ -1,0 +1,94 @@
+package dev.distlock.redis;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LockMode;
+
+/**
+ * How one type of lock lives in Redis: its keys, its scripts, and whom a release wakes. Every key of one lock carries
+ * the hash tag {@code {key}}, so that each lock lives in one Redis Cluster slot. The scripts answer as acquire.lua and
+ * release.lua do, so that the service handles every type alike.
+ */
+abstract class LockType {
+
+    /** Whom a release message wakes among a process's waiters on the lock's channel. */
+    enum WakeUp {
+        /** One waiter; a wake-up it does not use passes to the next. */
+        ONE,
+        /** Every waiter, for releases after which several may proceed (readers). */
+        ALL,
+        /** Only the waiter whose owner token is the message (the head of a fair queue). */
+        NAMED
+    }
+
+    final Context context;
+
+    LockType(Context context) {
+        this.context = context;
+    }
+
+    /** The lock types of a service, one per mode. */
+    static Map<LockMode, LockType> all(Context context) {
+        Map<LockMode, LockType> types = new EnumMap<>(LockMode.class);
+        types.put(LockMode.EXCLUSIVE, new ExclusiveLock(context));
+        types.put(LockMode.READ, new ReadLock(context));
+        types.put(LockMode.WRITE, new WriteLock(context));
+        types.put(LockMode.FAIR, new FairLock(context));
+        return types;
+    }
+
+    abstract String releaseChannel(String key);
+
+    /**
+     * Takes or re-enters the lock. {@code waiting}: the caller will wait if refused, so it keeps a place in Redis
+     * (a queue place or a write intent) where the type has one.
+     *
+     * @return the fencing token ({@code > 0}) when granted, else {@code -1 - ms until it is worth trying again}
+     */
+    abstract long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting);
+
+    /** Releases one hold: answers {@link LockScripts#FREED}, {@link LockScripts#STILL_HELD}, ... */
+    abstract long release(Hold hold, String holdId, String keepHeldMillis);
+
+    /** Every Redis key a hold of this type may use: for removing the start-up check's probe lock. */
+    abstract List<String> keys(Hold hold);
+
+    /** Renews a batch of holds of this type in one slot: per hold, whether it was renewed. */
+    abstract boolean[] renew(List<Hold> holds, String leaseMillis);
+
+    /**
+     * A waiter gives up without the lock: gives up the place it kept in Redis, if the type keeps one.
+     *
+     * @return whether local waiters should check again (the place held them back)
+     */
+    boolean leave(Hold hold) {
+        return false;
+    }
+
+    WakeUp wakeUp() {
+        return WakeUp.ONE;
+    }
+
+    /** Whether a waiter keeps a place in Redis that lapses unless it refreshes it by trying again. */
+    boolean keepsPlace() {
+        return false;
+    }
+
+    /** The mode whose hold of the same owner and key shares this one's owner token, or null. */
+    @Nullable LockMode sharesOwnerTokenWith() {
+        return null;
+    }
+
+    String name(Hold hold, String suffix) {
+        return this.context.keys().name(hold.key(), suffix);
+    }
+
+    /** What every lock type of one service needs. */
+    record Context(LockKeys keys, LockScripts scripts, String clientId, String tokenRetentionMillis,
+            String waiterLeaseMillis) {
+    }
+}

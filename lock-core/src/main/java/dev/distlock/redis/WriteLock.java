@@ -1,0 +1,86 @@
+package dev.distlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import dev.distlock.LockMode;
+
+/**
+ * The write side of a read/write lock (structures in {@link ReadLock}). The writer's hash has the plain lock's layout,
+ * so release.lua and renew.lua serve it; write-acquire.lua also waits for the readers and records the waiting
+ * writer's intent, which write-withdraw.lua drops when the writer gives up. A release wakes every waiter.
+ */
+final class WriteLock extends LockType {
+
+    private final RedisScript<Long> acquire = LockScripts.load("write-acquire.lua", Long.class);
+
+    private final RedisScript<Long> withdraw = LockScripts.load("write-withdraw.lua", Long.class);
+
+    WriteLock(Context context) {
+        super(context);
+    }
+
+    @Override
+    String releaseChannel(String key) {
+        return this.context.keys().name(key, "rw:released");
+    }
+
+    @Override
+    long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
+        return this.context.scripts()
+            .run(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
+                    name(hold, "rw:fence")), hold.ownerToken, holdId, leaseMillis,
+                    this.context.tokenRetentionMillis(), waiting ? this.context.waiterLeaseMillis() : "0");
+    }
+
+    @Override
+    long release(Hold hold, String holdId, String keepHeldMillis) {
+        return this.context.scripts().release(writer(hold), hold.ownerToken, holdId, hold.releaseChannel,
+                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis);
+    }
+
+    @Override
+    boolean[] renew(List<Hold> holds, String leaseMillis) {
+        List<String> hashes = new ArrayList<>(holds.size());
+        List<String> tokens = new ArrayList<>(holds.size());
+        for (Hold hold : holds) {
+            hashes.add(writer(hold));
+            tokens.add(hold.ownerToken);
+        }
+        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+    }
+
+    @Override
+    boolean leave(Hold hold) {
+        return this.context.scripts()
+            .run(this.withdraw, List.of(name(hold, "rw:intent"), writer(hold)), hold.ownerToken,
+                    hold.releaseChannel, this.context.clientId()) == 1;
+    }
+
+    @Override
+    WakeUp wakeUp() {
+        return WakeUp.ALL;
+    }
+
+    @Override
+    boolean keepsPlace() {
+        return true;
+    }
+
+    @Override
+    @Nullable LockMode sharesOwnerTokenWith() {
+        return LockMode.READ;
+    }
+
+    @Override
+    List<String> keys(Hold hold) {
+        return List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"), name(hold, "rw:fence"));
+    }
+
+    private String writer(Hold hold) {
+        return name(hold, "rw:write");
+    }
+}

@@ -1,0 +1,52 @@
+-- Acquires a fair lock, or re-enters it for the same owner. The lock goes to the first waiter of a queue that Redis
+-- orders by arrival; a waiter keeps its place only while it refreshes it, so one that died drops out.
+-- KEYS[1]  the lock hash (see acquire.lua)
+-- KEYS[2]  the queue: a sorted set of waiting owner tokens, scored by arrival (1, 2, 3, ...)
+-- KEYS[3]  the places: the same tokens, scored by when each place lapses unless refreshed (Redis ms)
+-- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms
+-- ARGV[4]  how long a place lasts unless refreshed, in ms; 0 for a single attempt that joins no queue
+-- Returns the fencing token (> 0) when granted, or -1 - (ms until it is worth trying again) when not.
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if owner == ARGV[1] then
+  if redis.call('HSETNX', KEYS[1], ARGV[2], 1) == 1 then
+    redis.call('HINCRBY', KEYS[1], 'holds', 1)
+  end
+  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  end
+  return tonumber(redis.call('HGET', KEYS[1], 'fence'))
+end
+local now = redis.call('TIME')
+local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMillis)) do -- waiters that stopped refreshing
+  redis.call('ZREM', KEYS[2], gone)
+  redis.call('ZREM', KEYS[3], gone)
+end
+local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+if not owner and (not first or first == ARGV[1]) then
+  -- A new grant; the token as in acquire.lua.
+  local fence = math.max(tonumber(redis.call('HGET', KEYS[1], 'fence') or 0) + 1, now[1] * 1000000 + now[2])
+  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, ARGV[2], 1, 'fence', string.format('%d', fence))
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return fence
+end
+local placeLease = tonumber(ARGV[4])
+if placeLease > 0 then
+  if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+    local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+    redis.call('ZADD', KEYS[2], (tonumber(last[2]) or 0) + 1, ARGV[1])
+  end
+  redis.call('ZADD', KEYS[3], string.format('%d', nowMillis + placeLease), ARGV[1])
+  for i = 2, 3 do
+    if redis.call('PTTL', KEYS[i]) < placeLease then
+      redis.call('PEXPIRE', KEYS[i], placeLease)
+    end
+  end
+end
+if owner then
+  return -1 - redis.call('PTTL', KEYS[1])
+end
+-- Free, but another waiter comes first: try again when its place would lapse.
+return -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[3], first) or nowMillis) - nowMillis)

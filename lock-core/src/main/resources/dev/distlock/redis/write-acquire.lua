@@ -1,0 +1,49 @@
+-- Acquires the write side of a read/write lock, or re-enters it for the same owner. A writer that must wait records
+-- its intent, which keeps new readers out until it gets the lock, gives up, or stops refreshing the intent.
+-- KEYS[1]  the writer's hash: 'owner', 'holds', one field per open hold id, 'fence' = the writer's token
+-- KEYS[2]  the readers (see read-acquire.lua)
+-- KEYS[3]  the write intent (see read-acquire.lua)
+-- KEYS[4]  the last fencing token of the lock
+-- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms; ARGV[4] how long to keep the last fencing token, in ms
+-- ARGV[5]  how long the intent lasts unless refreshed, in ms; 0 for a single attempt that records none
+-- Returns the fencing token (> 0) when granted, or -1 - (ms until it is worth trying again) when not.
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if owner == ARGV[1] then
+  if redis.call('HSETNX', KEYS[1], ARGV[2], 1) == 1 then
+    redis.call('HINCRBY', KEYS[1], 'holds', 1)
+  end
+  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  end
+  return tonumber(redis.call('HGET', KEYS[1], 'fence'))
+end
+local function recordIntent()
+  local intent = redis.call('GET', KEYS[3])
+  if tonumber(ARGV[5]) > 0 and (not intent or intent == ARGV[1]) then
+    redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[5])
+  end
+end
+if owner then
+  recordIntent()
+  return -1 - redis.call('PTTL', KEYS[1])
+end
+local now = redis.call('TIME')
+local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMillis) -- readers whose lease ran out
+local readers = redis.call('ZCARD', KEYS[2])
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  readers = readers - 1 -- this owner's own read lock does not keep it out
+end
+if readers > 0 then
+  recordIntent()
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return -1 - math.max(0, tonumber(first[2]) - nowMillis)
+end
+local fence = math.max(tonumber(redis.call('GET', KEYS[4]) or 0) + 1, now[1] * 1000000 + now[2])
+redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', ARGV[4])
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, ARGV[2], 1, 'fence', string.format('%d', fence))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('GET', KEYS[3]) == ARGV[1] then
+  redis.call('DEL', KEYS[3])
+end
+return fence
