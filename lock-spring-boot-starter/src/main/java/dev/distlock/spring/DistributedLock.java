@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import dev.distlock.LockMode;
+
 /**
  * Runs the annotated method while holding the distributed lock named by {@link #key()}, and releases it when the
  * method returns or throws. The lock is taken through the application's {@link dev.distlock.LockService}; the calling
@@ -36,8 +38,19 @@ public @interface DistributedLock {
      * in single quotes such as {@code "'nightly-report'"}. {@code #root.methodName} and {@code #root.targetClass} are
      * available too. A result that is null, blank, or an object without its own {@code toString()} fails the call
      * with a {@link LockKeyException} before the method runs.
+     *
+     * <p>A result that is a collection or an array locks every element's key, all or nothing, in a canonical order (so
+     * two calls locking the same keys in opposite orders cannot deadlock): {@code "#skus"} for a list parameter, or an
+     * inline list such as {@code "{'account:' + #from, 'account:' + #to}"}. A null or blank element fails the call.
      */
     String key();
+
+    /**
+     * The type of lock: {@link LockMode#EXCLUSIVE} (the default), {@link LockMode#READ} or {@link LockMode#WRITE} (a
+     * read/write lock: many readers or one writer), or {@link LockMode#FAIR} (granted in arrival order). Each type is
+     * its own lock: an exclusive and a read/write lock of the same key do not exclude each other.
+     */
+    LockMode mode() default LockMode.EXCLUSIVE;
 
     /**
      * How long to wait while another owner holds the lock: {@code "500ms"}, {@code "2s"}, {@code "PT2S"} or a

@@ -17,6 +17,7 @@ import org.springframework.aop.support.AopUtils;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.spring.LockKeyExpressions.EvaluatedKeys;
 
 /**
  * Runs a {@link DistributedLock} method under its lock: evaluates the key, acquires, invokes, releases (or keeps the
@@ -45,17 +46,19 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         if (locked == null) {
             return invocation.proceed();
         }
-        String key = this.lockedMethods.expressions().evaluate(locked, invocation.getArguments(), target, targetClass);
+        EvaluatedKeys keys = this.lockedMethods.expressions()
+            .evaluate(locked, invocation.getArguments(), target, targetClass);
         LockHandle lock;
         try {
-            lock = this.lockService.get().acquire(key, locked.options());
+            lock = keys.several() ? this.lockService.get().acquireAll(keys.keys(), locked.options())
+                    : this.lockService.get().acquire(keys.keys().get(0), locked.options());
         }
         catch (LockTimeoutException ex) {
-            return notAcquired(locked, invocation, key, ex);
+            return notAcquired(locked, invocation, keys.toString(), ex);
         }
         catch (IllegalArgumentException ex) {
             throw new LockKeyException(locked.method(), locked.keyText(),
-                    "evaluated to '" + key + "', which is not a valid lock key: " + ex.getMessage(), ex);
+                    "evaluated to '" + keys + "', which is not a valid lock key: " + ex.getMessage(), ex);
         }
         return proceedHolding(lock, locked, invocation);
     }

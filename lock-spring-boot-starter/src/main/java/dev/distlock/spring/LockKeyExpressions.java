@@ -1,7 +1,11 @@
 package dev.distlock.spring;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,12 +87,12 @@ final class LockKeyExpressions extends CachedExpressionEvaluator {
     }
 
     /**
-     * Evaluates the method's key for one call.
+     * Evaluates the method's key for one call: one key, or the keys of a collection or array result.
      *
      * @throws LockKeyException when evaluation fails or gives null, a blank text, or an object that has no
-     * {@code toString()} of its own
+     * {@code toString()} of its own (for a collection or array: any element that does, or no element at all)
      */
-    String evaluate(LockedMethod locked, @Nullable Object[] arguments, @Nullable Object target,
+    EvaluatedKeys evaluate(LockedMethod locked, @Nullable Object[] arguments, @Nullable Object target,
             Class<?> targetClass) {
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
                 new LockKeyRoot(locked.method(), arguments, target, targetClass), locked.method(), arguments,
@@ -102,20 +106,45 @@ final class LockKeyExpressions extends CachedExpressionEvaluator {
             throw new LockKeyException(locked.method(), locked.keyText(),
                     "could not be evaluated: " + ex.getMessage() + quotingHint(locked.keyText()), ex);
         }
+        if (value instanceof Collection<?> || value instanceof Object[]) {
+            List<?> elements = (value instanceof Object[] array) ? Arrays.asList(array)
+                    : new ArrayList<>((Collection<?>) value); // keeps null elements, to report them
+            if (elements.isEmpty()) {
+                throw new LockKeyException(locked.method(), locked.keyText(), "evaluated to no keys at all", null);
+            }
+            List<String> keys = new ArrayList<>(elements.size());
+            for (int i = 0; i < elements.size(); i++) {
+                keys.add(keyText(locked, elements.get(i), "element " + i + " "));
+            }
+            return new EvaluatedKeys(keys, true);
+        }
+        return new EvaluatedKeys(List.of(keyText(locked, value, "")), false);
+    }
+
+    private static String keyText(LockedMethod locked, @Nullable Object value, String which) {
         if (value == null) {
-            throw new LockKeyException(locked.method(), locked.keyText(), "evaluated to null", null);
+            throw new LockKeyException(locked.method(), locked.keyText(), which + "evaluated to null", null);
         }
         if (!hasOwnToString(value)) {
-            throw new LockKeyException(locked.method(), locked.keyText(), "evaluated to a "
+            throw new LockKeyException(locked.method(), locked.keyText(), which + "evaluated to a "
                     + value.getClass().getName() + ", which has no toString() of its own; name a property instead, "
                     + "such as #order.id", null);
         }
         String key = value.toString();
         if (key == null || key.isBlank()) {
             throw new LockKeyException(locked.method(), locked.keyText(),
-                    "evaluated to a blank text '" + key + "'", null);
+                    which + "evaluated to a blank text '" + key + "'", null);
         }
         return key;
+    }
+
+    /** The keys one call locks; {@code several} when the key expression gave a collection or array. */
+    record EvaluatedKeys(List<String> keys, boolean several) {
+
+        @Override
+        public String toString() {
+            return this.several ? this.keys.toString() : this.keys.get(0);
+        }
     }
 
     private static boolean hasOwnToString(Object value) {

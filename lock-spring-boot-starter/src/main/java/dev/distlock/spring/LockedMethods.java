@@ -142,7 +142,7 @@ final class LockedMethods {
             throw new IllegalArgumentException("key must not be blank");
         }
         Expression key = this.expressions.parse(method, targetClass, annotation.key());
-        LockOptions options = LockOptions.defaults();
+        LockOptions options = LockOptions.defaults().withMode(annotation.mode());
         Duration waitTime = duration("waitTime", annotation.waitTime());
         if (waitTime != null) {
             options = options.withWaitTime(waitTime);
