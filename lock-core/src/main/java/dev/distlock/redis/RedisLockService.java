@@ -614,7 +614,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
          */
         public Builder watchdogLease(Duration watchdogLease) {
             requireNonNull(watchdogLease, "watchdogLease");
-            if (watchdogLease.toMillis() < 1 || watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            if (watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || watchdogLease.toMillis() < 1) {
                 throw new IllegalArgumentException("watchdogLease must be between 1ms and "
                         + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + watchdogLease);
             }
@@ -625,7 +625,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /** How often the watchdog renews leases; shorter than the lease. Default a third of the watchdog lease. */
         public Builder renewalInterval(Duration renewalInterval) {
             requireNonNull(renewalInterval, "renewalInterval");
-            if (renewalInterval.toMillis() < 1) {
+            if (renewalInterval.compareTo(Duration.ofMillis(1)) < 0) { // also rejects negatives, without overflow
                 throw new IllegalArgumentException("renewalInterval must be at least 1ms, but was " + renewalInterval);
             }
             this.renewalInterval = renewalInterval;
@@ -634,12 +634,14 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         /**
          * How long a freed lock keeps its last fencing token, so that tokens keep increasing even if Redis's clock
-         * steps back by less than this. Default one hour.
+         * steps back by less than this. Default one hour; at most 7 days.
          */
         public Builder tokenRetention(Duration tokenRetention) {
             requireNonNull(tokenRetention, "tokenRetention");
-            if (tokenRetention.toMillis() < 1000) {
-                throw new IllegalArgumentException("tokenRetention must be at least 1s, but was " + tokenRetention);
+            if (tokenRetention.compareTo(Duration.ofSeconds(1)) < 0
+                    || tokenRetention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException("tokenRetention must be between 1s and "
+                        + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + tokenRetention);
             }
             this.tokenRetention = tokenRetention;
             return this;
@@ -653,7 +655,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
          */
         public Builder waiterLease(Duration waiterLease) {
             requireNonNull(waiterLease, "waiterLease");
-            if (waiterLease.toMillis() < 100 || waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            if (waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || waiterLease.toMillis() < 100) {
                 throw new IllegalArgumentException("waiterLease must be between 100ms and "
                         + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
             }

@@ -124,8 +124,10 @@ public class DistributedLockProperties implements Validator {
             reject(errors, "defaultWaitTime", "must be zero or positive, but was " + waitTime);
         }
         Duration retention = properties.getTokenRetention();
-        if (retention == null || retention.toMillis() < 1000) {
-            reject(errors, "tokenRetention", "must be at least 1s, but was " + retention);
+        if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
+                || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            reject(errors, "tokenRetention", "must be at least 1s and at most "
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + retention);
         }
         if (properties.getOnNotAcquired() == null) {
             reject(errors, "onNotAcquired", "must be THROW or SKIP");
@@ -190,13 +192,13 @@ public class DistributedLockProperties implements Validator {
 
         void validate(Errors errors) {
             Duration lease = this.lease;
-            if (lease == null || lease.toMillis() < 1 || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            if (lease == null || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || lease.toMillis() < 1) {
                 reject(errors, "watchdog.lease", "must be between 1ms and " + LockOptions.MAX_LEASE_TIME.toDays()
                         + " days, but was " + lease);
                 return;
             }
             Duration interval = this.renewalInterval;
-            if (interval != null && (interval.toMillis() < 1 || interval.compareTo(lease) >= 0)) {
+            if (interval != null && (interval.compareTo(lease) >= 0 || interval.toMillis() < 1)) {
                 reject(errors, "watchdog.renewalInterval",
                         "must be at least 1ms and shorter than distlock.watchdog.lease (" + lease + "), but was "
                                 + interval);

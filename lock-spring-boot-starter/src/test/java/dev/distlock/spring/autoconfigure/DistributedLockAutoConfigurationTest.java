@@ -142,6 +142,7 @@ class DistributedLockAutoConfigurationTest {
             distlock.watchdog.renewal-interval=30s | must be at least 1ms and shorter than distlock.watchdog.lease
             distlock.watchdog.renewal-interval=0   | distlock.watchdog.renewal-interval must be at least 1ms
             distlock.token-retention=10ms      | distlock.token-retention must be at least 1s
+            distlock.token-retention=30d       | distlock.token-retention must be at least 1s and at most 7 days
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
             """)
     void invalidPropertiesStopStartupWithAMessageNamingTheProperty(String property, String message,
