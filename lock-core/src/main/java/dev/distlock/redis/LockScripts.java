@@ -1,9 +1,11 @@
 package dev.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -102,5 +104,16 @@ final class LockScripts {
     /** Deletes keys of one lock (one slot) with a plain DEL. */
     void delete(List<String> keys) {
         this.redis.delete(keys);
+    }
+
+    /**
+     * Runs {@code WAIT} on the shared connection, after the writes this client sent on it: how many replicas
+     * acknowledged them within the timeout. Other commands on the shared connection wait behind it meanwhile.
+     */
+    long waitForReplicas(int replicas, long timeoutMillis) {
+        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> (Long) connection.execute("WAIT",
+                Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
+                Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII)));
+        return (acknowledged != null) ? acknowledged : 0;
     }
 }

@@ -90,6 +90,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private final ReleaseSubscriptions subscriptions;
 
+    private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
     private volatile boolean closed;
 
     private RedisLockService(Builder builder) {
@@ -102,6 +104,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis), this.clientId,
                 Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis())));
         this.listener = builder.listener;
+        this.replicaAcknowledgement = builder.replicaAcknowledgement;
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "distlock-watchdog-" + threadCount.incrementAndGet());
             thread.setDaemon(true);
@@ -112,8 +115,12 @@ public final class RedisLockService implements LockService, AutoCloseable {
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         Duration interval = (builder.renewalInterval != null) ? builder.renewalInterval
                 : builder.watchdogLease.dividedBy(3);
+        if (cluster && this.replicaAcknowledgement != null) {
+            throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
+                    + "(standalone or Sentinel), not with Redis Cluster");
+        }
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
-                cluster, this.listener, this::lose);
+                cluster, this.listener, this::lose, this.replicaAcknowledgement);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
         long lingerNanos = TimeUnit.SECONDS.toNanos(10);
@@ -526,6 +533,13 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 }
                 return null;
             }
+            ReplicaAcknowledgement acknowledgement = RedisLockService.this.replicaAcknowledgement;
+            if (acknowledgement != null) {
+                long acknowledged = acknowledgement.await(this.type.context.scripts());
+                if (acknowledged < acknowledgement.replicas()) {
+                    throw notReplicated(hold, holdId, reentrant, acknowledgement.shortfall(acknowledged));
+                }
+            }
             hold.extendDeadline(sentNanos, this.leaseNanos);
             if (!reentrant) {
                 hold.open();
@@ -539,6 +553,23 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 hold.firstHandle = handle;
             }
             return handle;
+        }
+
+        /** Too few replicas confirmed a grant: undo it, since a failover could hand the lock to someone else. */
+        private LockUnavailableException notReplicated(Hold hold, String holdId, boolean reentrant, String shortfall) {
+            LockUnavailableException failure = new LockUnavailableException(this.key,
+                    "Lock '" + this.key + "' was granted but " + shortfall + "; the acquisition was undone");
+            try {
+                this.type.release(hold, holdId, "0");
+            }
+            catch (DataAccessException undoFailure) {
+                failure.addSuppressed(undoFailure);
+            }
+            if (reentrant && hold.close()) {
+                forget(hold);
+            }
+            logger.warn(failure.getMessage());
+            return failure;
         }
 
         /**
@@ -584,6 +615,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
         private Duration tokenRetention = Duration.ofHours(1);
 
         private Duration waiterLease = Duration.ofSeconds(6);
+
+        private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
         private LockListener listener = new LockListener() {
         };
@@ -660,6 +693,20 @@ public final class RedisLockService implements LockService, AutoCloseable {
                         + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
             }
             this.waiterLease = waiterLease;
+            return this;
+        }
+
+        /**
+         * After every grant and every renewal, waits until {@code replicas} replicas acknowledged the write (Redis
+         * {@code WAIT}), at most {@code timeout}. A grant too few replicas confirm is undone and fails with
+         * {@link LockUnavailableException}; a renewal too few confirm is reported as a failed renewal and does not move
+         * the lease deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a
+         * Sentinel failover to a replica that acknowledged it, at the price of a replication round trip per grant and
+         * renewal; while it waits, other commands on the shared connection wait behind it. Off by default; not
+         * available with Redis Cluster.
+         */
+        public Builder replicaAcknowledgements(int replicas, Duration timeout) {
+            this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
             return this;
         }
 
