@@ -15,7 +15,8 @@ import java.util.List;
  */
 public final class RedisServers implements AutoCloseable {
 
-    private final List<RedisNode> nodes = new ArrayList<>();
+    /** Everything started here and not yet closed, in start order: nodes and other processes (a Twemproxy). */
+    private final List<AutoCloseable> owned = new ArrayList<>();
     private boolean closed;
 
     private RedisServers() {
@@ -81,33 +82,50 @@ public final class RedisServers implements AutoCloseable {
         return replica;
     }
 
+    /**
+     * Starts a master, one replica and three Sentinels monitoring the master as {@code masterName}, and waits until
+     * the Sentinels see all of it; see {@link SentinelTopology}.
+     */
+    public SentinelTopology startSentinelTopology(String masterName) {
+        ensureOpen();
+        return SentinelTopology.start(this, masterName);
+    }
+
     /** The nodes started so far and not yet released by {@link #close()}, in start order. */
     public synchronized List<RedisNode> nodes() {
-        return Collections.unmodifiableList(new ArrayList<>(nodes));
+        List<RedisNode> nodes = new ArrayList<>();
+        for (AutoCloseable resource : owned) {
+            if (resource instanceof RedisNode) {
+                nodes.add((RedisNode) resource);
+            }
+        }
+        return Collections.unmodifiableList(nodes);
     }
 
     /**
-     * Closes every node, last started first. All nodes are attempted; the first failure is rethrown
+     * Closes every node and proxy, last started first. All are attempted; the first failure is rethrown
      * with the others suppressed. Idempotent.
      */
     @Override
     public void close() {
-        List<RedisNode> toClose;
+        List<AutoCloseable> toClose;
         synchronized (this) {
             closed = true;
-            toClose = new ArrayList<>(nodes);
-            nodes.clear();
+            toClose = new ArrayList<>(owned);
+            owned.clear();
         }
         Collections.reverse(toClose);
         RuntimeException failure = null;
-        for (RedisNode node : toClose) {
+        for (AutoCloseable resource : toClose) {
             try {
-                node.close();
-            } catch (RuntimeException e) {
+                resource.close();
+            } catch (Exception e) {
+                RuntimeException unchecked = e instanceof RuntimeException ? (RuntimeException) e
+                        : new IllegalStateException("cannot close " + resource, e);
                 if (failure == null) {
-                    failure = e;
+                    failure = unchecked;
                 } else {
-                    failure.addSuppressed(e);
+                    failure.addSuppressed(unchecked);
                 }
             }
         }
@@ -116,18 +134,23 @@ public final class RedisServers implements AutoCloseable {
         }
     }
 
-    private RedisNode own(RedisNode node) {
+    /** Takes ownership of something just started, or closes it and fails if this was closed meanwhile. */
+    <T extends AutoCloseable> T own(T resource) {
         synchronized (this) {
             if (!closed) {
-                nodes.add(node);
-                return node;
+                owned.add(resource);
+                return resource;
             }
         }
-        node.close();
-        throw new IllegalStateException("RedisServers was closed while a node was starting");
+        try {
+            resource.close();
+        } catch (Exception e) {
+            // the start is failing anyway; the shutdown hook reaps what is left
+        }
+        throw new IllegalStateException("RedisServers was closed while " + resource + " was starting");
     }
 
-    private synchronized void ensureOpen() {
+    synchronized void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("RedisServers is closed");
         }
