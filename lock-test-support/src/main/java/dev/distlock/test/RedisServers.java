@@ -91,6 +91,15 @@ public final class RedisServers implements AutoCloseable {
         return SentinelTopology.start(this, masterName);
     }
 
+    /**
+     * Starts a Redis Cluster of {@code masters} masters with {@code replicasPerMaster} replicas each and waits until
+     * every node reports {@code cluster_state:ok} with all slots covered; see {@link ClusterTopology}.
+     */
+    public ClusterTopology startCluster(int masters, int replicasPerMaster) {
+        ensureOpen();
+        return ClusterTopology.start(this, masters, replicasPerMaster);
+    }
+
     /** The nodes started so far and not yet released by {@link #close()}, in start order. */
     public synchronized List<RedisNode> nodes() {
         List<RedisNode> nodes = new ArrayList<>();

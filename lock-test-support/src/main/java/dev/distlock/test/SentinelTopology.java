@@ -32,6 +32,7 @@ public final class SentinelTopology {
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration QUERY_TIMEOUT = Duration.ofMillis(500);
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
 
     private final String masterName;
     private final RedisNode master;
@@ -131,7 +132,7 @@ public final class SentinelTopology {
     public synchronized RedisNode awaitFailover(Duration timeout) {
         RedisNode previous = knownMaster;
         RedisNode[] promoted = new RedisNode[1];
-        boolean done = Poll.until(timeout, () -> {
+        boolean done = Poll.until(timeout, POLL_INTERVAL, () -> {
             RedisNode reported = agreedMaster();
             promoted[0] = reported;
             return reported != null && reported != previous && isMaster(reported);
@@ -180,7 +181,7 @@ public final class SentinelTopology {
     }
 
     private void awaitReady() {
-        if (!Poll.until(READY_TIMEOUT, () -> sentinels.stream().allMatch(this::seesEverything))) {
+        if (!Poll.until(READY_TIMEOUT, POLL_INTERVAL, () -> sentinels.stream().allMatch(this::seesEverything))) {
             throw new IllegalStateException("Sentinels of " + this + " did not discover each other and the replica within "
                     + READY_TIMEOUT + ":\n" + describe());
         }
