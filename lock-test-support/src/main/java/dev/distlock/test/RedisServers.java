@@ -100,6 +100,17 @@ public final class RedisServers implements AutoCloseable {
         return ClusterTopology.start(this, masters, replicasPerMaster);
     }
 
+    /**
+     * Starts {@code shards} independent Redis servers and Twemproxy ({@code nutcracker}) in front of them, and waits
+     * until PING through the proxy answers; see {@link TwemproxyTopology}.
+     *
+     * @throws IllegalStateException if nutcracker is not installed (check {@link TwemproxyTopology#isAvailable()})
+     */
+    public TwemproxyTopology startTwemproxy(int shards) {
+        ensureOpen();
+        return TwemproxyTopology.start(this, shards);
+    }
+
     /** The nodes started so far and not yet released by {@link #close()}, in start order. */
     public synchronized List<RedisNode> nodes() {
         List<RedisNode> nodes = new ArrayList<>();
