@@ -24,8 +24,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A killed master is replaced by one of its replicas after the node timeout plus an election, typically 3 to
  * 5 s; {@link #awaitFailover(RedisNode, Duration)} waits for that. A restarted node comes back with no data but
- * with its {@code nodes.conf}, so it rejoins the cluster as the same node (a former master as a replica of its
- * successor). {@link #masters()} and {@link #replicas()} stay the nodes as started; {@link #masterForSlot(int)}
+ * with its {@code nodes.conf}, so it rejoins the cluster as the same node: a former master becomes a replica of
+ * its successor within a fraction of a second. {@link #masters()} and {@link #replicas()} stay the nodes as started; {@link #masterForSlot(int)}
  * asks the cluster.
  */
 public final class ClusterTopology {

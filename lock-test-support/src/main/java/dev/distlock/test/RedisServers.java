@@ -10,8 +10,12 @@ import java.util.List;
  * {@link RedisExtension}. Independent of {@code close()}, a JVM shutdown hook kills any redis-server
  * child process still running, so a crashed run leaves none behind.
  *
+ * <p>It also starts topologies of real processes on loopback ports, whose processes it owns the same way:
+ * {@link #startSentinelTopology(String) Sentinel}, {@link #startCluster(int, int) Redis Cluster},
+ * {@link #startIndependent(int) independent masters} and {@link #startTwemproxy(int) Twemproxy}.
+ *
  * <p>Nodes use the backend chosen by {@link RedisBackend#configured()} unless their config overrides
- * it; replicas always use the binary. Thread-safe.
+ * it; replicas and the nodes of Sentinel, Cluster and Twemproxy topologies always use the binary. Thread-safe.
  */
 public final class RedisServers implements AutoCloseable {
 
@@ -162,15 +166,17 @@ public final class RedisServers implements AutoCloseable {
                 return resource;
             }
         }
+        IllegalStateException failure = new IllegalStateException("RedisServers was closed while " + resource
+                + " was starting");
         try {
             resource.close();
         } catch (Exception e) {
-            // the start is failing anyway; the shutdown hook reaps what is left
+            failure.addSuppressed(e);
         }
-        throw new IllegalStateException("RedisServers was closed while " + resource + " was starting");
+        throw failure;
     }
 
-    synchronized void ensureOpen() {
+    private synchronized void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("RedisServers is closed");
         }

@@ -16,8 +16,9 @@ import java.util.Objects;
  * {@code failover-timeout} {@value #FAILOVER_TIMEOUT_MILLIS}, {@code sentinel resolve-hostnames no} and announce
  * 127.0.0.1; each writes its {@code sentinel.conf} in its own temp directory (Sentinel rewrites it, and a restarted
  * Sentinel resumes from it). Killing the current master ({@link RedisNode#kill()}) makes them promote the replica,
- * typically within 3 to 5 s; {@link #awaitFailover(Duration)} waits for that. A killed master that is restarted
- * comes back empty, as a master, until the Sentinels reconfigure it as a replica of the new one.
+ * typically 2 to 3 s after the kill; {@link #awaitFailover(Duration)} waits for that. A killed master that is
+ * restarted comes back empty and as a master; the Sentinels make it a replica of the new master only about 10 s
+ * later (they wait before converting a returning master), so in between it accepts writes nobody will read.
  *
  * <p>The start returns once every Sentinel sees the master, the replica and the two other Sentinels, so a
  * failover can be triggered right away. {@link #master()} and {@link #replicas()} stay the nodes as started;

@@ -120,6 +120,14 @@ class ClusterTopologyTest {
             assertThat(replicated.masterForKey(key)).isSameAs(replica);
             assertThat(replica.call("GET", key)).isEqualTo("before failover");
             assertThat(replica.call("SET", key, "after failover")).isEqualTo("OK");
+
+            long restarted = System.nanoTime();
+            master.restart();
+            assertThat(Poll.until(Duration.ofSeconds(20), Duration.ofMillis(50),
+                    () -> master.call("ROLE").startsWith("slave\n127.0.0.1\n" + replica.port() + "\n")))
+                    .as("restarted %s rejoins as a replica of %s", master, replica).isTrue();
+            LOG.info("old master rejoined as a replica in {} ms", (System.nanoTime() - restarted) / 1_000_000);
+            assertThat(master.call("CLUSTER", "MYID")).isEqualTo(replicated.nodeId(master));
             assertThatThrownBy(() -> replicated.awaitFailover(replicated.masters().get(0), Duration.ofMillis(200)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("took over slots 0-5460");
