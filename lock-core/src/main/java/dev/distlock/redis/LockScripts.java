@@ -1,14 +1,17 @@
 package dev.distlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 
 /**
  * The lock's Lua scripts, one per operation, loaded once from the classpath ({@code dev/distlock/redis/*.lua}) and run
@@ -108,12 +111,18 @@ final class LockScripts {
 
     /**
      * Runs {@code WAIT} on the shared connection, after the writes this client sent on it: how many replicas
-     * acknowledged them within the timeout. Other commands on the shared connection wait behind it meanwhile.
+     * acknowledged them within the timeout. Other commands on the shared connection wait behind it meanwhile. Needs
+     * Lettuce.
      */
     long waitForReplicas(int replicas, long timeoutMillis) {
-        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> (Long) connection.execute("WAIT",
-                Integer.toString(replicas).getBytes(StandardCharsets.US_ASCII),
-                Long.toString(timeoutMillis).getBytes(StandardCharsets.US_ASCII)));
+        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> {
+            if (!(connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("Replica acknowledgements need a Lettuce connection");
+            }
+            // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
+            return LettuceFutures.awaitOrCancel(commands.waitForReplication(replicas, timeoutMillis),
+                    timeoutMillis + 1000, TimeUnit.MILLISECONDS);
+        });
         return (acknowledged != null) ? acknowledged : 0;
     }
 }

@@ -702,8 +702,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
          * {@link LockUnavailableException}; a renewal too few confirm is reported as a failed renewal and does not move
          * the lease deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a
          * Sentinel failover to a replica that acknowledged it, at the price of a replication round trip per grant and
-         * renewal; while it waits, other commands on the shared connection wait behind it. Off by default; not
-         * available with Redis Cluster.
+         * renewal; while it waits, other commands on the shared connection wait behind it, so keep {@code timeout}
+         * short and below the client's command timeout. Off by default; not available with Redis Cluster.
          */
         public Builder replicaAcknowledgements(int replicas, Duration timeout) {
             this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);

@@ -2,8 +2,6 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 
-import org.springframework.dao.DataAccessException;
-
 /**
  * Waits, after a lock write, until enough replicas have acknowledged it ({@code WAIT replicas timeout}), so that a
  * Sentinel failover to one of them keeps the lock. {@code WAIT} cannot run inside a script, so it is a second command
@@ -33,7 +31,7 @@ record ReplicaAcknowledgement(int replicas, Duration timeout) {
         try {
             return scripts.waitForReplicas(this.replicas, this.timeout.toMillis());
         }
-        catch (DataAccessException ex) {
+        catch (RuntimeException ex) { // Spring's DataAccessException or Lettuce's own, from the future
             return -1;
         }
     }
