@@ -112,8 +112,10 @@ public final class BenchmarkMain {
         out.append(Environment.machine());
         Environment.libraries(redisVersion)
             .forEach((library, version) -> out.append("- ").append(library).append(": ").append(version).append('\n'));
-        out.append("\nImplementations, each run alone with its own client against the same server (flushed before "
-                + "each):\n\n");
+        out.append("\nImplementations, each with clients of its own against the same server (flushed before each "
+                + "scenario). In the timed scenarios (1, 2, 3, 5) all clients stay open and the implementations take "
+                + "turns iteration by iteration, the first to go moving on by one each round; scenario 4 runs them "
+                + "one after the other:\n\n");
         for (Implementation implementation : config.implementations()) {
             out.append("- ").append(implementation.label()).append(": ").append(implementation.description())
                 .append('\n');

@@ -2,6 +2,11 @@ package dev.distlock.bench.harness;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import dev.distlock.bench.RunConfig;
 import dev.distlock.bench.clients.ClientSettings;
@@ -44,10 +49,14 @@ public final class BenchContext {
         return new ClientSettings(this.port, this.config.watchdogLease(), this.config.maxWait());
     }
 
-    /** Opens a client on an empty server. */
+    /** Opens a client. */
     public LockClient open(Implementation implementation) {
-        this.probe.flushAll();
         return implementation.open(settings());
+    }
+
+    /** Empties the server: every scenario starts on an empty one. */
+    public void flush() {
+        this.probe.flushAll();
     }
 
     public void progress(String format, Object... args) {
@@ -55,24 +64,43 @@ public final class BenchContext {
         this.progress.flush();
     }
 
-    /** Runs the warm-up iterations, then the measured ones, each inside a Redis measurement window. */
-    public Measurement measure(String label, Iteration iteration) throws Exception {
+    /**
+     * Runs the warm-up iterations, then the measured ones, each inside a Redis measurement window. Implementations
+     * take turns iteration by iteration (the first to go moves on by one each round), so that a slow spell of the
+     * shared machine falls on all of them rather than on whichever ran then; every client stays open throughout,
+     * idle while the others run.
+     */
+    public Map<Implementation, Measurement> measure(Map<Implementation, Iteration> iterations) throws Exception {
+        List<Implementation> order = new ArrayList<>(iterations.keySet());
         Duration length = this.config.iteration();
         for (int i = 1; i <= this.config.warmups(); i++) {
-            LoadResult warm = iteration.run(length);
-            progress("  %-20s warm-up %d/%d: %,.0f cycles/s%s", label, i, this.config.warmups(),
-                    warm.cyclesPerSecond(), errorNote(warm));
+            for (Implementation implementation : rotated(order, i)) {
+                LoadResult warm = iterations.get(implementation).run(length);
+                progress("  %-20s warm-up %d/%d: %,.0f cycles/s%s", implementation.label(), i,
+                        this.config.warmups(), warm.cyclesPerSecond(), errorNote(warm));
+            }
         }
         System.gc();
-        java.util.List<IterationSample> samples = new java.util.ArrayList<>();
+        Map<Implementation, List<IterationSample>> samples = new LinkedHashMap<>();
+        order.forEach(implementation -> samples.put(implementation, new ArrayList<>()));
         for (int i = 1; i <= this.config.iterations(); i++) {
-            RedisProbe.Window window = this.probe.start();
-            LoadResult load = iteration.run(length);
-            samples.add(new IterationSample(load, window.finish()));
-            progress("  %-20s iteration %d/%d: %,.0f cycles/s%s", label, i, this.config.iterations(),
-                    load.cyclesPerSecond(), errorNote(load));
+            for (Implementation implementation : rotated(order, i)) {
+                RedisProbe.Window window = this.probe.start();
+                LoadResult load = iterations.get(implementation).run(length);
+                samples.get(implementation).add(new IterationSample(load, window.finish()));
+                progress("  %-20s iteration %d/%d: %,.0f cycles/s%s", implementation.label(), i,
+                        this.config.iterations(), load.cyclesPerSecond(), errorNote(load));
+            }
         }
-        return new Measurement(java.util.List.copyOf(samples));
+        Map<Implementation, Measurement> measurements = new LinkedHashMap<>();
+        samples.forEach((implementation, list) -> measurements.put(implementation, new Measurement(List.copyOf(list))));
+        return measurements;
+    }
+
+    private static List<Implementation> rotated(List<Implementation> order, int round) {
+        List<Implementation> rotated = new ArrayList<>(order);
+        Collections.rotate(rotated, -(round - 1) % Math.max(1, order.size()));
+        return rotated;
     }
 
     private static String errorNote(LoadResult load) {

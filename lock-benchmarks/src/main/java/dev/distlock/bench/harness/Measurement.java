@@ -59,6 +59,11 @@ public record Measurement(List<IterationSample> samples) {
         return perCycle(server().scriptCalls());
     }
 
+    /** Microseconds Redis spent running scripts (inner commands included) per lock cycle. */
+    public double scriptMicrosPerCycle() {
+        return perCycle(server().scriptMicros());
+    }
+
     /** Redis CPU microseconds per lock cycle. */
     public double redisCpuMicrosPerCycle() {
         return perCycle(server().cpuMicros());

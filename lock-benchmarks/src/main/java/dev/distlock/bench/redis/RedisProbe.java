@@ -57,7 +57,8 @@ public final class RedisProbe {
         /** Ends the window: CPU first, then the command stats. */
         public ServerUsage finish() {
             long cpu = cpuMicros(RedisProbe.this.node.call("INFO", "cpu")) - this.startCpuMicros;
-            return new ServerUsage(commandCalls(RedisProbe.this.node.call("INFO", "commandstats")), cpu);
+            String commandStats = RedisProbe.this.node.call("INFO", "commandstats");
+            return new ServerUsage(commandStats(commandStats, "calls"), commandStats(commandStats, "usec"), cpu);
         }
     }
 
@@ -72,8 +73,11 @@ public final class RedisProbe {
         return Math.round(seconds * 1_000_000);
     }
 
-    /** Calls per command from an {@code INFO commandstats} reply, without {@link #HARNESS_COMMANDS}. */
-    static Map<String, Long> commandCalls(String infoCommandStats) {
+    /**
+     * One field ({@code calls} or {@code usec}) per command from an {@code INFO commandstats} reply, without
+     * {@link #HARNESS_COMMANDS}.
+     */
+    static Map<String, Long> commandStats(String infoCommandStats, String field) {
         Map<String, Long> calls = new HashMap<>();
         for (String line : infoCommandStats.split("\r?\n")) {
             if (!line.startsWith("cmdstat_")) {
@@ -84,9 +88,9 @@ public final class RedisProbe {
             if (HARNESS_COMMANDS.contains(command)) {
                 continue;
             }
-            for (String field : line.substring(colon + 1).split(",")) {
-                if (field.startsWith("calls=")) {
-                    calls.merge(command, Long.parseLong(field.substring("calls=".length())), Long::sum);
+            for (String pair : line.substring(colon + 1).split(",")) {
+                if (pair.startsWith(field + "=")) {
+                    calls.merge(command, Long.parseLong(pair.substring(field.length() + 1)), Long::sum);
                 }
             }
         }

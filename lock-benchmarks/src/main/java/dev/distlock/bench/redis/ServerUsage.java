@@ -10,11 +10,12 @@ import java.util.TreeMap;
  * CPU time from {@code INFO cpu}.
  *
  * @param calls calls per command name, without the harness's own INFO and CONFIG calls
+ * @param usec microseconds Redis spent executing each command (a script's time includes its inner commands')
  * @param cpuMicros used_cpu_sys + used_cpu_user consumed in the window, in microseconds
  */
-public record ServerUsage(Map<String, Long> calls, long cpuMicros) {
+public record ServerUsage(Map<String, Long> calls, Map<String, Long> usec, long cpuMicros) {
 
-    public static final ServerUsage NONE = new ServerUsage(Map.of(), 0);
+    public static final ServerUsage NONE = new ServerUsage(Map.of(), Map.of(), 0);
 
     /** Script invocations: each EVAL, EVALSHA or FCALL is one request that runs several commands inside Redis. */
     private static final java.util.Set<String> SCRIPT_COMMANDS = java.util.Set.of("eval", "evalsha", "eval_ro",
@@ -22,6 +23,7 @@ public record ServerUsage(Map<String, Long> calls, long cpuMicros) {
 
     public ServerUsage {
         calls = Collections.unmodifiableMap(new TreeMap<>(calls));
+        usec = Collections.unmodifiableMap(new TreeMap<>(usec));
     }
 
     /** Every command call, including those run inside scripts. */
@@ -31,7 +33,16 @@ public record ServerUsage(Map<String, Long> calls, long cpuMicros) {
 
     /** EVAL/EVALSHA/FCALL calls. */
     public long scriptCalls() {
-        return this.calls.entrySet()
+        return sumOfScripts(this.calls);
+    }
+
+    /** Microseconds Redis spent running EVAL/EVALSHA/FCALL calls, their inner commands included. */
+    public long scriptMicros() {
+        return sumOfScripts(this.usec);
+    }
+
+    private static long sumOfScripts(Map<String, Long> values) {
+        return values.entrySet()
             .stream()
             .filter(entry -> SCRIPT_COMMANDS.contains(entry.getKey()))
             .mapToLong(Map.Entry::getValue)
@@ -40,8 +51,13 @@ public record ServerUsage(Map<String, Long> calls, long cpuMicros) {
 
     /** The sum of two windows. */
     public ServerUsage plus(ServerUsage other) {
-        Map<String, Long> sum = new TreeMap<>(this.calls);
-        other.calls.forEach((command, count) -> sum.merge(command, count, Long::sum));
-        return new ServerUsage(sum, this.cpuMicros + other.cpuMicros);
+        return new ServerUsage(add(this.calls, other.calls), add(this.usec, other.usec),
+                this.cpuMicros + other.cpuMicros);
+    }
+
+    private static Map<String, Long> add(Map<String, Long> one, Map<String, Long> other) {
+        Map<String, Long> sum = new TreeMap<>(one);
+        other.forEach((command, count) -> sum.merge(command, count, Long::sum));
+        return sum;
     }
 }

@@ -10,6 +10,7 @@ import dev.distlock.bench.RunConfig;
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.clients.LockClient;
 import dev.distlock.bench.harness.BenchContext;
+import dev.distlock.bench.harness.Closer;
 import dev.distlock.bench.harness.Gate;
 import dev.distlock.bench.harness.LoadResult;
 import dev.distlock.bench.harness.Measurement;
@@ -84,25 +85,32 @@ final class LockCycleScenario implements Scenario {
 
     @Override
     public Duration estimate(RunConfig config, List<Implementation> implementations) {
-        Duration overhead = Duration.ofSeconds(this.id.equals("1") ? 5 : 3);
-        return config.timedLoad().plus(overhead).multipliedBy(implementations.size());
+        Duration overhead = Duration.ofSeconds(this.id.equals("1") ? 3 : 1);
+        return config.timedLoad().plus(overhead).multipliedBy(implementations.size()).plusSeconds(5);
     }
 
     @Override
     public ScenarioReport run(List<Implementation> implementations, BenchContext context) throws Exception {
-        Map<Implementation, Measurement> measurements = new LinkedHashMap<>();
+        context.flush();
+        context.progress("Scenario %s: %s", this.id, this.title);
         Map<Implementation, String> traces = new LinkedHashMap<>();
         StringBuilder diagnostics = new StringBuilder();
-        for (Implementation implementation : implementations) {
-            context.progress("Scenario %s, %s", this.id, implementation.label());
-            try (LockClient client = context.open(implementation);
-                    WorkerPool pool = new WorkerPool(this.threads, "bench-s" + this.id)) {
-                measurements.put(implementation,
-                        context.measure(implementation.label(), length -> iteration(client, pool, length, context)));
+        Map<Implementation, Measurement> measurements;
+        try (Closer closer = new Closer()) {
+            Map<Implementation, LockClient> clients = new LinkedHashMap<>();
+            Map<Implementation, BenchContext.Iteration> iterations = new LinkedHashMap<>();
+            for (Implementation implementation : implementations) {
+                LockClient client = closer.add(context.open(implementation));
+                WorkerPool pool = closer.add(new WorkerPool(this.threads, "bench-s" + this.id));
+                clients.put(implementation, client);
+                iterations.put(implementation, length -> iteration(client, pool, length, context));
+            }
+            measurements = context.measure(iterations);
+            for (Map.Entry<Implementation, LockClient> entry : clients.entrySet()) {
                 if (this.id.equals("1")) {
-                    traces.put(implementation, ProtocolTrace.ofOneCycle(client, context.port(), "s1:trace"));
+                    traces.put(entry.getKey(), ProtocolTrace.ofOneCycle(entry.getValue(), context.port(), "s1:trace"));
                 }
-                diagnostics.append(Notes.diagnostics(implementation, client));
+                diagnostics.append(Notes.diagnostics(entry.getKey(), entry.getValue()));
             }
         }
         return new ScenarioReport(this, render(measurements, traces) + diagnostics, measurements, Map.of());
@@ -113,6 +121,7 @@ final class LockCycleScenario implements Scenario {
      * that code they share (Netty, Lettuce, Spring Data Redis) is compiled before the first one is measured.
      */
     void warmUp(List<Implementation> implementations, BenchContext context, Duration length) throws Exception {
+        context.flush();
         for (Implementation implementation : implementations) {
             try (LockClient client = context.open(implementation);
                     WorkerPool pool = new WorkerPool(this.threads, "bench-warm-up")) {

@@ -21,7 +21,9 @@ final class Notes {
             return "";
         }
         return "- " + implementation.label() + " commands per cycle: "
-                + perUnit(measurement.server().calls(), cycles) + "\n";
+                + perUnit(measurement.server().calls(), cycles) + String.format(Locale.ROOT,
+                        "; Redis spent %.1f µs per cycle running scripts", measurement.scriptMicrosPerCycle())
+                + "\n";
     }
 
     /** Counts divided by {@code units}, most frequent first. */

@@ -14,6 +14,7 @@ import dev.distlock.bench.RunConfig;
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.clients.LockClient;
 import dev.distlock.bench.harness.BenchContext;
+import dev.distlock.bench.harness.Closer;
 import dev.distlock.bench.harness.LoadResult;
 import dev.distlock.bench.harness.Measurement;
 import dev.distlock.bench.harness.ThreadResult;
@@ -56,23 +57,29 @@ final class WaitersScenario implements Scenario {
 
     @Override
     public Duration estimate(RunConfig config, List<Implementation> implementations) {
-        return config.timedLoad().plusSeconds(4).multipliedBy(implementations.size());
+        return config.timedLoad().plusSeconds(2).multipliedBy(implementations.size()).plusSeconds(5);
     }
 
     @Override
     public ScenarioReport run(List<Implementation> implementations, BenchContext context) throws Exception {
-        Map<Implementation, Measurement> measurements = new LinkedHashMap<>();
+        context.flush();
+        context.progress("Scenario 5: %s", title());
         StringBuilder diagnostics = new StringBuilder();
-        for (Implementation implementation : implementations) {
-            context.progress("Scenario 5, %s", implementation.label());
-            try (LockClient waiters = context.open(implementation);
-                    LockClient holder = implementation.open(context.settings());
-                    WorkerPool pool = new WorkerPool(WAITERS, "bench-s5")) {
-                measurements.put(implementation, context.measure(implementation.label(),
-                        length -> iteration(holder, waiters, pool, length, context.config().maxWait())));
-                diagnostics.append(Notes.diagnostics(implementation, waiters));
-                diagnostics.append(Notes.diagnostics(implementation, holder));
+        Map<Implementation, Measurement> measurements;
+        try (Closer closer = new Closer()) {
+            Map<Implementation, List<LockClient>> clients = new LinkedHashMap<>();
+            Map<Implementation, BenchContext.Iteration> iterations = new LinkedHashMap<>();
+            for (Implementation implementation : implementations) {
+                LockClient waiters = closer.add(context.open(implementation));
+                LockClient holder = closer.add(context.open(implementation));
+                WorkerPool pool = closer.add(new WorkerPool(WAITERS, "bench-s5"));
+                clients.put(implementation, List.of(waiters, holder));
+                iterations.put(implementation,
+                        length -> iteration(holder, waiters, pool, length, context.config().maxWait()));
             }
+            measurements = context.measure(iterations);
+            clients.forEach((implementation, both) -> both
+                .forEach(client -> diagnostics.append(Notes.diagnostics(implementation, client))));
         }
         return new ScenarioReport(this, render(measurements) + diagnostics, measurements, Map.of());
     }

@@ -69,6 +69,7 @@ final class WatchdogScenario implements Scenario {
             }
             context.progress("Scenario 4, %s: holding %,d locks for %s", implementation.label(), LOCKS,
                     context.config().watchdogWindow());
+            context.flush();
             try (LockClient client = context.open(implementation); WorkerPool holder = new WorkerPool(1, "bench-s4")) {
                 List<LockClient.Held> held = holder.runOnAll(index -> acquireAll(client), Duration.ofMinutes(5))
                     .get(0);
