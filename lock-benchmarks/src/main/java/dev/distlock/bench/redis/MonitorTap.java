@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 public final class MonitorTap implements AutoCloseable {
 
-    private static final Pattern LINE = Pattern.compile("^\\+\\d+\\.\\d+ \\[\\d+ ([^\\]]+)\\] \"([^\"]*)\"");
+    private static final Pattern LINE = Pattern.compile("^\\+(\\d+)\\.(\\d+) \\[\\d+ ([^\\]]+)\\] \"([^\"]*)\"");
 
     private final Socket socket;
 
@@ -27,8 +27,15 @@ public final class MonitorTap implements AutoCloseable {
 
     private final Thread reader;
 
-    /** One command: from a script ({@code lua}) or from a client connection, and its name in lower case. */
-    public record Command(boolean fromScript, String name) {
+    private long startMicros;
+
+    private long stopMicros;
+
+    /**
+     * One command: from a script ({@code lua}) or from a client connection, its name in lower case, and when Redis ran
+     * it (microseconds since the epoch, on the server's clock, which is this machine's).
+     */
+    public record Command(boolean fromScript, String name, long atMicros) {
     }
 
     public MonitorTap(int port) {
@@ -45,6 +52,7 @@ public final class MonitorTap implements AutoCloseable {
             if (!"+OK".equals(ok)) {
                 throw new IllegalStateException("MONITOR answered " + ok);
             }
+            this.startMicros = nowMicros();
             this.reader = new Thread(() -> read(in), "bench-monitor");
             this.reader.setDaemon(true);
             this.reader.start();
@@ -76,17 +84,32 @@ public final class MonitorTap implements AutoCloseable {
         if (!matcher.find()) {
             return null;
         }
-        return new Command(matcher.group(1).equals("lua"), matcher.group(2).toLowerCase(java.util.Locale.ROOT));
+        long at = Long.parseLong(matcher.group(1)) * 1_000_000 + Long.parseLong(matcher.group(2));
+        return new Command(matcher.group(3).equals("lua"), matcher.group(4).toLowerCase(java.util.Locale.ROOT), at);
     }
 
-    /** Stops recording, after a short pause for the last replies to arrive, and returns what was seen. */
+    /**
+     * Stops recording and returns the commands Redis ran until now: lines still in flight are read for a short while,
+     * and those of commands run after this call are left out.
+     */
     public List<Command> stop() throws InterruptedException {
+        this.stopMicros = nowMicros();
         Thread.sleep(300);
         close();
         this.reader.join(5_000);
         synchronized (this.commands) {
-            return List.copyOf(this.commands);
+            return this.commands.stream().filter(command -> command.atMicros() <= this.stopMicros).toList();
         }
+    }
+
+    /** From MONITOR's start to {@link #stop()}, in nanoseconds. */
+    public long recordedNanos() {
+        return (this.stopMicros - this.startMicros) * 1_000;
+    }
+
+    private static long nowMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
     }
 
     @Override

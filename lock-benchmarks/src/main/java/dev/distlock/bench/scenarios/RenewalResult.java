@@ -13,9 +13,16 @@ import dev.distlock.bench.redis.ServerUsage;
  * @param requests requests clients sent (not counting commands run inside scripts), seen with MONITOR in a second
  * window just after the measured one, so MONITOR's own cost stays out of the CPU figure
  * @param requestNanos that second window's length
+ * @param keysAfterRelease keys left in Redis one second after every lock was released
  */
 public record RenewalResult(int locks, long keysAtEnd, long windowNanos, long intervalNanos, ServerUsage server,
-        long requests, long requestNanos) {
+        long requests, long requestNanos, long keysAfterRelease) {
+
+    /** The same result with the keys counted after release. */
+    public RenewalResult withKeysAfterRelease(long keys) {
+        return new RenewalResult(this.locks, this.keysAtEnd, this.windowNanos, this.intervalNanos, this.server,
+                this.requests, this.requestNanos, keys);
+    }
 
     /** The batch size the target is stated in. */
     public static final int BATCH = 100;

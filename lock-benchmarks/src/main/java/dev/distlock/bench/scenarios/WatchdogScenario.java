@@ -47,7 +47,8 @@ final class WatchdogScenario implements Scenario {
                 counts the requests clients sent over %d more renewal periods, apart from commands run inside \
                 scripts, to check that renewal is batched. The lease is the same for all: distlock watchdogLease, \
                 Redisson lockWatchdogTimeout, RedisLockRegistry expireAfter with a renewal task scheduler; all renew \
-                every third of it. The raw floor has no watchdog (n/a).""".formatted(LOCKS, MONITORED_PERIODS);
+                every third of it. The raw floor has no watchdog (n/a). Last, the thread releases every lock and, a \
+                second later, the keys left in Redis are counted.""".formatted(LOCKS, MONITORED_PERIODS);
     }
 
     @Override
@@ -73,24 +74,27 @@ final class WatchdogScenario implements Scenario {
             try (LockClient client = context.open(implementation); WorkerPool holder = new WorkerPool(1, "bench-s4")) {
                 List<LockClient.Held> held = holder.runOnAll(index -> acquireAll(client), Duration.ofMinutes(5))
                     .get(0);
+                Measured measured;
                 try {
-                    Measured measured = measure(context);
-                    results.put(implementation, measured.result);
-                    notes.append("- ")
-                        .append(implementation.label())
-                        .append(": commands per renewal period (incl. inside scripts): ")
-                        .append(Notes.perUnit(measured.result.server().calls(), measured.result.periods()))
-                        .append("; requests per period (MONITOR): ")
-                        .append(Notes.perUnit(measured.requestMix,
-                                (double) measured.result.requestNanos() / measured.result.intervalNanos()))
-                        .append('\n');
-                    context.progress("  %-20s keys alive at end %d/%d, %.2f requests per 100 locks per period",
-                            implementation.label(), measured.result.keysAtEnd(), LOCKS,
-                            measured.result.requestsPerBatchPeriod());
+                    measured = measure(context);
                 }
                 finally {
                     holder.runOnAll(index -> releaseAll(held), Duration.ofMinutes(5));
                 }
+                Thread.sleep(1_000);
+                RenewalResult result = measured.result.withKeysAfterRelease(context.probe().keyCount());
+                results.put(implementation, result);
+                notes.append("- ")
+                    .append(implementation.label())
+                    .append(": commands per renewal period (incl. inside scripts): ")
+                    .append(Notes.perUnit(result.server().calls(), result.periods()))
+                    .append("; requests per period (MONITOR): ")
+                    .append(Notes.perUnit(measured.requestMix,
+                            (double) result.requestNanos() / result.intervalNanos()))
+                    .append('\n');
+                context.progress("  %-20s keys alive at end %d/%d, %.2f requests per 100 locks per period, %d keys "
+                        + "left after release", implementation.label(), result.keysAtEnd(), LOCKS,
+                        result.requestsPerBatchPeriod(), result.keysAfterRelease());
                 notes.append(Notes.diagnostics(implementation, client));
             }
         }
@@ -132,20 +136,20 @@ final class WatchdogScenario implements Scenario {
         long keys = context.probe().keyCount();
 
         Map<String, Long> requestMix = new TreeMap<>();
-        long monitorStart = System.nanoTime();
         List<MonitorTap.Command> commands;
+        long monitorNanos;
         try (MonitorTap tap = new MonitorTap(context.port())) {
             Thread.sleep(Duration.ofNanos(interval).multipliedBy(MONITORED_PERIODS).toMillis());
             commands = tap.stop();
+            monitorNanos = tap.recordedNanos();
         }
-        long monitorNanos = System.nanoTime() - monitorStart - Duration.ofMillis(300).toNanos(); // stop() drains 300 ms
         for (MonitorTap.Command command : commands) {
             if (!command.fromScript()) {
                 requestMix.merge(command.name(), 1L, Long::sum);
             }
         }
         long requests = requestMix.values().stream().mapToLong(Long::longValue).sum();
-        return new Measured(new RenewalResult(LOCKS, keys, windowNanos, interval, usage, requests, monitorNanos),
+        return new Measured(new RenewalResult(LOCKS, keys, windowNanos, interval, usage, requests, monitorNanos, -1),
                 requestMix);
     }
 
@@ -153,12 +157,12 @@ final class WatchdogScenario implements Scenario {
         RenewalResult distlock = results.get(Implementation.DISTLOCK);
         Table table = new Table("implementation", "keys alive at end", "renewal period", "requests/period",
                 "requests per 100 locks per period", "cmds/period (incl. in scripts)", "Redis CPU ms/period",
-                "Redis CPU over window", "distlock ÷ this: Redis CPU");
+                "Redis CPU over window", "distlock ÷ this: Redis CPU", "keys left 1 s after release");
         for (Implementation implementation : implementations) {
             RenewalResult r = results.get(implementation);
             if (r == null) {
                 table.row(implementation.label(), "n/a (no watchdog)", Fmt.NONE, Fmt.NONE, Fmt.NONE, Fmt.NONE,
-                        Fmt.NONE, Fmt.NONE, Fmt.NONE);
+                        Fmt.NONE, Fmt.NONE, Fmt.NONE, Fmt.NONE);
                 continue;
             }
             String cpuRatio = (distlock == null) ? Fmt.NONE
@@ -166,7 +170,8 @@ final class WatchdogScenario implements Scenario {
             table.row(implementation.label(), r.keysAtEnd() + "/" + r.locks(),
                     Fmt.micros(r.intervalNanos() / 1000.0), Fmt.decimal(r.requestsPerPeriod()),
                     Fmt.decimal(r.requestsPerBatchPeriod()), Fmt.decimal(r.commandsPerPeriod()),
-                    Fmt.decimal(r.cpuMillisPerPeriod()), Fmt.micros(r.server().cpuMicros()), cpuRatio);
+                    Fmt.decimal(r.cpuMillisPerPeriod()), Fmt.micros(r.server().cpuMicros()), cpuRatio,
+                    Long.toString(r.keysAfterRelease()));
         }
         return table.render();
     }

@@ -44,9 +44,9 @@ class RedisProbeTest {
     @Test
     void monitorLinesTellScriptCommandsFromClientRequests() {
         assertThat(MonitorTap.parse("+1700000000.123456 [0 127.0.0.1:50412] \"EVALSHA\" \"abc\" \"1\""))
-            .isEqualTo(new MonitorTap.Command(false, "evalsha"));
+            .isEqualTo(new MonitorTap.Command(false, "evalsha", 1_700_000_000_123_456L));
         assertThat(MonitorTap.parse("+1700000000.123457 [0 lua] \"hget\" \"k\" \"owner\""))
-            .isEqualTo(new MonitorTap.Command(true, "hget"));
+            .isEqualTo(new MonitorTap.Command(true, "hget", 1_700_000_000_123_457L));
         assertThat(MonitorTap.parse("+OK")).isNull();
     }
 }
