@@ -86,8 +86,10 @@ public final class BenchContext {
         for (int i = 1; i <= this.config.iterations(); i++) {
             for (Implementation implementation : rotated(order, i)) {
                 RedisProbe.Window window = this.probe.start();
+                long gcBefore = IterationSample.gcMillisSoFar();
                 LoadResult load = iterations.get(implementation).run(length);
-                samples.get(implementation).add(new IterationSample(load, window.finish()));
+                long gcMillis = IterationSample.gcMillisSoFar() - gcBefore;
+                samples.get(implementation).add(new IterationSample(load, window.finish(), gcMillis));
                 progress("  %-20s iteration %d/%d: %,.0f cycles/s%s", implementation.label(), i,
                         this.config.iterations(), load.cyclesPerSecond(), errorNote(load));
             }

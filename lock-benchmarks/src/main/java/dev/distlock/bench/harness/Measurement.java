@@ -44,6 +44,11 @@ public record Measurement(List<IterationSample> samples) {
             .orElse(null);
     }
 
+    /** Garbage collection time in this JVM during the measured iterations, in milliseconds. */
+    public long gcMillis() {
+        return this.samples.stream().mapToLong(IterationSample::gcMillis).sum();
+    }
+
     /** Redis over all measured iterations. */
     public ServerUsage server() {
         return this.samples.stream().map(IterationSample::server).reduce(ServerUsage.NONE, ServerUsage::plus);

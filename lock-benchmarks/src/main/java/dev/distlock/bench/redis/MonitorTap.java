@@ -27,8 +27,6 @@ public final class MonitorTap implements AutoCloseable {
 
     private final Thread reader;
 
-    private long startMicros;
-
     private long stopMicros;
 
     /**
@@ -52,7 +50,6 @@ public final class MonitorTap implements AutoCloseable {
             if (!"+OK".equals(ok)) {
                 throw new IllegalStateException("MONITOR answered " + ok);
             }
-            this.startMicros = nowMicros();
             this.reader = new Thread(() -> read(in), "bench-monitor");
             this.reader.setDaemon(true);
             this.reader.start();
@@ -100,11 +97,6 @@ public final class MonitorTap implements AutoCloseable {
         synchronized (this.commands) {
             return this.commands.stream().filter(command -> command.atMicros() <= this.stopMicros).toList();
         }
-    }
-
-    /** From MONITOR's start to {@link #stop()}, in nanoseconds. */
-    public long recordedNanos() {
-        return (this.stopMicros - this.startMicros) * 1_000;
     }
 
     private static long nowMicros() {

@@ -36,6 +36,11 @@ public record ServerUsage(Map<String, Long> calls, Map<String, Long> usec, long 
         return sumOfScripts(this.calls);
     }
 
+    /** Requests that run or load scripts: {@link #scriptCalls()} plus SCRIPT LOAD. */
+    public long scriptRequests() {
+        return scriptCalls() + this.calls.getOrDefault("script|load", 0L);
+    }
+
     /** Microseconds Redis spent running EVAL/EVALSHA/FCALL calls, their inner commands included. */
     public long scriptMicros() {
         return sumOfScripts(this.usec);

@@ -83,7 +83,7 @@ public final class Targets {
         double perBatch = distlock.requestsPerBatchPeriod();
         boolean alive = distlock.keysAtEnd() >= distlock.locks();
         line(label, verdict(perBatch <= 1.0 && alive, false) + String.format(Locale.ROOT,
-                ": %.2f requests per 100 locks per period (%.1f per period for %d locks); %d/%d keys alive at the end",
+                ": %.2f renewal requests per 100 locks per period (%.1f per period for %d locks); %d/%d keys alive at the end",
                 perBatch, distlock.requestsPerPeriod(), distlock.locks(), distlock.keysAtEnd(), distlock.locks()));
     }
 

@@ -22,7 +22,9 @@ final class Notes {
         }
         return "- " + implementation.label() + " commands per cycle: "
                 + perUnit(measurement.server().calls(), cycles) + String.format(Locale.ROOT,
-                        "; Redis spent %.1f µs per cycle running scripts", measurement.scriptMicrosPerCycle())
+                        "; Redis spent %.1f µs per cycle running scripts; JVM garbage collection %d ms over the "
+                                + "measured iterations",
+                        measurement.scriptMicrosPerCycle(), measurement.gcMillis())
                 + "\n";
     }
 

@@ -10,18 +10,14 @@ import dev.distlock.bench.redis.ServerUsage;
  * @param windowNanos the measured window's actual length
  * @param intervalNanos the renewal period: a third of the lease for every implementation
  * @param server commands (including those inside scripts) and CPU of the window, where nothing but renewal runs
- * @param requests requests clients sent (not counting commands run inside scripts), seen with MONITOR in a second
- * window just after the measured one, so MONITOR's own cost stays out of the CPU figure
- * @param requestNanos that second window's length
  * @param keysAfterRelease keys left in Redis one second after every lock was released
  */
 public record RenewalResult(int locks, long keysAtEnd, long windowNanos, long intervalNanos, ServerUsage server,
-        long requests, long requestNanos, long keysAfterRelease) {
+        long keysAfterRelease) {
 
     /** The same result with the keys counted after release. */
     public RenewalResult withKeysAfterRelease(long keys) {
-        return new RenewalResult(this.locks, this.keysAtEnd, this.windowNanos, this.intervalNanos, this.server,
-                this.requests, this.requestNanos, keys);
+        return new RenewalResult(this.locks, this.keysAtEnd, this.windowNanos, this.intervalNanos, this.server, keys);
     }
 
     /** The batch size the target is stated in. */
@@ -32,16 +28,18 @@ public record RenewalResult(int locks, long keysAtEnd, long windowNanos, long in
         return (double) this.windowNanos / this.intervalNanos;
     }
 
-    /** Client requests per batch of {@value #BATCH} locks per renewal period (from the MONITOR window). */
-    public double requestsPerBatchPeriod() {
-        double batches = Math.ceil((double) this.locks / BATCH);
-        double periods = (double) this.requestNanos / this.intervalNanos;
-        return this.requests / (batches * periods);
+    /**
+     * Renewal requests per renewal period: the EVAL, EVALSHA and SCRIPT LOAD calls of the window, as every
+     * implementation here renews with a script (MONITOR shows no other renewal request). Each is one round trip,
+     * however many locks its script renews.
+     */
+    public double requestsPerPeriod() {
+        return this.server.scriptRequests() / periods();
     }
 
-    /** Client requests per renewal period (from the MONITOR window). */
-    public double requestsPerPeriod() {
-        return this.requests / ((double) this.requestNanos / this.intervalNanos);
+    /** Renewal requests per batch of {@value #BATCH} locks per renewal period. */
+    public double requestsPerBatchPeriod() {
+        return requestsPerPeriod() / Math.ceil((double) this.locks / BATCH);
     }
 
     /** Commands per renewal period, including those inside scripts (from INFO commandstats). */
