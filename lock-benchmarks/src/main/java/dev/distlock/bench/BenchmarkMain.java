@@ -39,7 +39,7 @@ public final class BenchmarkMain {
         }
         catch (IllegalArgumentException ex) {
             System.err.println(ex.getMessage());
-            System.exit(2);
+            System.exit(RunConfig.USAGE.equals(ex.getMessage()) ? 0 : 2);
             return;
         }
         List<Scenario> scenarios = Scenario.all()

@@ -22,7 +22,7 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
     static final String USAGE = """
             Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5]
                    [--implementations=distlock,redisson,spring-integration,raw-floor] [--out=FILE]
-              --quick            short smoke run (about 3 minutes) instead of the full run (about 15 minutes)
+              --quick            short smoke run (about 5 minutes) instead of the full run (about 16 minutes)
               --scenarios        which scenarios to run (default all)
               --implementations  which implementations to compare (default all)
               --out              also write the markdown report to FILE
@@ -34,7 +34,10 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
         Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5"));
         Path out = null;
         for (String arg : args) {
-            if (arg.equals("--quick")) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            else if (arg.equals("--quick")) {
                 quick = true;
             }
             else if (arg.startsWith("--scenarios=")) {

@@ -33,7 +33,7 @@ public interface Scenario {
         return config.jvmWarmUp().plusSeconds(3).multipliedBy(implementations.size());
     }
 
-    /** The five scenarios of the issue, in order (scenarios 1 and 2 share a class). */
+    /** The five scenarios of the issue, in order (1, 2 and 3 share a class). */
     static List<Scenario> all() {
         return List.of(LockCycleScenario.uncontended(), LockCycleScenario.ownKeys(), LockCycleScenario.hotKey(),
                 new WatchdogScenario(), new WaitersScenario());
