@@ -82,6 +82,8 @@ public final class QuorumLockService implements LockService, AutoCloseable {
 
     private static final int MAX_THREADS = 256;
 
+    static final int PING_ATTEMPTS = 3;
+
     private final List<QuorumNode> nodes;
 
     private final int quorum;
@@ -415,9 +417,11 @@ public final class QuorumLockService implements LockService, AutoCloseable {
     }
 
     /**
-     * Checks that at least a quorum of the masters answer PING, asking all at once; each ping is bounded by its
-     * connection's timeouts, not by the node timeout, since it may have to connect first. Call it at startup: it also
-     * opens the connections, so that the first lock does not spend its node timeout connecting.
+     * Checks that at least a quorum of the masters answer PING, asking all at once. Each ping is bounded by its
+     * connection's timeouts, not by the node timeout, and a master counts as unreachable only after
+     * {@value #PING_ATTEMPTS} failed pings, since the first may have to connect (and a cold process may be slow to).
+     * Call it at startup: it also opens the connections, so that the first lock does not spend its node timeout
+     * connecting.
      *
      * @throws LockUnavailableException when fewer than a quorum answered; the message names each master that did not
      */
@@ -425,8 +429,17 @@ public final class QuorumLockService implements LockService, AutoCloseable {
         List<Supplier<@Nullable Void>> pings = new ArrayList<>();
         for (QuorumNode node : this.nodes) {
             pings.add(() -> {
-                node.ping();
-                return null;
+                for (int attempt = 1;; attempt++) {
+                    try {
+                        node.ping();
+                        return null;
+                    }
+                    catch (RuntimeException ex) {
+                        if (attempt == PING_ATTEMPTS) {
+                            throw ex;
+                        }
+                    }
+                }
             });
         }
         requireQuorum(Fanout.start(this.executor, pings).awaitUninterruptibly(Long.MAX_VALUE)

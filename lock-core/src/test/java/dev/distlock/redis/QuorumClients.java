@@ -3,6 +3,7 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -14,6 +15,8 @@ import dev.distlock.test.RedisNode;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 
 /**
  * Independent clients of a set of Redis masters, each with its own connections, as two services in quorum mode would
@@ -30,6 +33,9 @@ final class QuorumClients implements AutoCloseable {
     private final List<RedisNode> masters;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
+
+    /** The client threads of every connection made here, shared as the starter shares them. */
+    private final ClientResources clientResources = DefaultClientResources.create();
 
     QuorumClients(List<RedisNode> masters) {
         this.masters = masters;
@@ -54,6 +60,8 @@ final class QuorumClients implements AutoCloseable {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(
                     new RedisStandaloneConfiguration(master.host(), master.port()),
                     LettuceClientConfiguration.builder()
+                        .clientResources(this.clientResources)
+                        .shutdownTimeout(Duration.ZERO)
                         .commandTimeout(NODE_TIMEOUT)
                         .clientOptions(ClientOptions.builder()
                             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -88,5 +96,6 @@ final class QuorumClients implements AutoCloseable {
             this.resources.get(i).close();
         }
         this.resources.clear();
+        this.clientResources.shutdown(0, 2, TimeUnit.SECONDS);
     }
 }
