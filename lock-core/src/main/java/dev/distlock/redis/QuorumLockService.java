@@ -8,13 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -71,34 +66,19 @@ public final class QuorumLockService implements LockService, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(QuorumLockService.class);
 
-    private static final AtomicInteger threadCount = new AtomicInteger();
-
     private static final long RETRY_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private static final long RETRY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-    /** At most two rounds of fence raising: the second always lies above every fence the first saw. */
-    private static final int FENCE_ROUNDS = 2;
+    private final QuorumMasters masters;
 
-    private static final int MAX_THREADS = 256;
-
-    static final int PING_ATTEMPTS = 3;
-
-    private final List<QuorumNode> nodes;
-
-    private final int quorum;
-
-    private final long nodeTimeoutNanos;
-
-    private final Duration nodeTimeout;
+    private final QuorumFence fence;
 
     private final Duration defaultWaitTime;
 
     private final Duration watchdogLease;
 
     private final LockListener listener;
-
-    private final ThreadPoolExecutor executor;
 
     private final ConcurrentHashMap<HoldKey, QuorumHold> holds = new ConcurrentHashMap<>();
 
@@ -107,24 +87,16 @@ public final class QuorumLockService implements LockService, AutoCloseable {
     private QuorumLockService(Builder builder) {
         LockKeys keys = new LockKeys(builder.keyPrefix);
         String retentionMillis = Long.toString(builder.tokenRetention.toMillis());
-        List<QuorumNode> masters = new ArrayList<>(builder.masters.size());
+        List<QuorumNode> nodes = new ArrayList<>(builder.masters.size());
         for (int i = 0; i < builder.masters.size(); i++) {
-            masters.add(new QuorumNode(i, builder.masters.get(i), builder.nodeBuilders.get(i).build(), keys,
+            nodes.add(new QuorumNode(i, builder.masters.get(i), builder.nodeBuilders.get(i).build(), keys,
                     retentionMillis));
         }
-        this.nodes = List.copyOf(masters);
-        this.quorum = this.nodes.size() / 2 + 1;
-        this.nodeTimeout = builder.nodeTimeout;
-        this.nodeTimeoutNanos = builder.nodeTimeout.toNanos();
+        this.masters = new QuorumMasters(nodes, builder.nodeTimeout);
+        this.fence = new QuorumFence(this.masters);
         this.defaultWaitTime = builder.defaultWaitTime;
         this.watchdogLease = builder.watchdogLease;
         this.listener = builder.listener;
-        this.executor = new ThreadPoolExecutor(0, MAX_THREADS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                task -> {
-                    Thread thread = new Thread(task, "distlock-quorum-" + threadCount.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
     }
 
     /**
@@ -159,12 +131,12 @@ public final class QuorumLockService implements LockService, AutoCloseable {
 
     /** How many masters there are (N). */
     public int masterCount() {
-        return this.nodes.size();
+        return this.masters.nodes.size();
     }
 
     /** How many masters must grant a lock: N/2+1. */
     public int quorum() {
-        return this.quorum;
+        return this.masters.quorum;
     }
 
     @Override
@@ -306,22 +278,16 @@ public final class QuorumLockService implements LockService, AutoCloseable {
 
     /** Releases every member of the handle at once; succeeds when a quorum of them was still held. */
     void release(QuorumHandle handle, Duration keepHeld) {
-        List<Supplier<@Nullable Void>> calls = new ArrayList<>();
-        for (Member member : handle.members) {
-            calls.add(() -> {
-                if (keepHeld.isZero()) {
-                    member.handle().release();
-                }
-                else {
-                    member.handle().releaseAfter(keepHeld);
-                }
-                return null;
-            });
-        }
-        List<Answer<@Nullable Void>> answers = Fanout.start(this.executor, calls)
-            .awaitUninterruptibly(Long.MAX_VALUE)
-            .collect(ignored -> {
-            });
+        List<Answer<@Nullable Void>> answers = this.masters.<@Nullable Void>callMembers(handle.members, member -> {
+            if (keepHeld.isZero()) {
+                member.handle().release();
+            }
+            else {
+                member.handle().releaseAfter(keepHeld);
+            }
+            return null;
+        }).awaitUninterruptibly(Long.MAX_VALUE).collect(ignored -> {
+        });
         leave(handle);
         int released = 0;
         int unreachable = 0;
@@ -338,13 +304,14 @@ public final class QuorumLockService implements LockService, AutoCloseable {
                 }
             }
         }
-        if (released >= this.quorum) {
+        int quorum = this.masters.quorum;
+        if (released >= quorum) {
             Listeners.call(() -> this.listener.released(handle, since(handle.acquiredNanos)));
             return;
         }
-        String counts = "released on " + released + " of its " + handle.members.size() + " masters, " + this.quorum
+        String counts = "released on " + released + " of its " + handle.members.size() + " masters, " + quorum
                 + " needed";
-        LockException failure = (released + unreachable >= this.quorum && !handle.isLost())
+        LockException failure = (released + unreachable >= quorum && !handle.isLost())
                 ? new LockUnavailableException(handle.key(), "Could not release lock '" + handle.key() + "' on "
                         + "enough Redis masters (" + counts + "); the rest expires at the end of its lease",
                         failures.get(0))
@@ -390,61 +357,17 @@ public final class QuorumLockService implements LockService, AutoCloseable {
         handles.forEach(handle -> handle.lost(reason));
     }
 
-    /** Releases members no quorum holder keeps, ignoring failures: those expire at the end of their lease. */
-    private void releaseAll(List<Member> members) {
-        List<Supplier<@Nullable Void>> calls = new ArrayList<>();
-        for (Member member : members) {
-            calls.add(() -> {
-                releaseQuietly(member.handle());
-                return null;
-            });
-        }
-        Fanout.start(this.executor, calls).awaitUninterruptibly(Long.MAX_VALUE);
-    }
-
-    /** Releases a member granted after its attempt gave up waiting for it. */
-    private static void releaseLate(Optional<LockHandle> grant) {
-        grant.ifPresent(QuorumLockService::releaseQuietly);
-    }
-
-    private static void releaseQuietly(LockHandle member) {
-        try {
-            member.release();
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not release member lock '" + member.key() + "'; it expires with its lease", ex);
-        }
-    }
-
     /**
      * Checks that at least a quorum of the masters answer PING, asking all at once. Each ping is bounded by its
      * connection's timeouts, not by the node timeout, and a master counts as unreachable only after
-     * {@value #PING_ATTEMPTS} failed pings, since the first may have to connect (and a cold process may be slow to).
+     * {@value QuorumMasters#PING_ATTEMPTS} failed pings, since the first may have to connect (and a cold process may be slow to).
      * Call it at startup: it also opens the connections, so that the first lock does not spend its node timeout
      * connecting.
      *
      * @throws LockUnavailableException when fewer than a quorum answered; the message names each master that did not
      */
     public void verifyQuorumReachable() {
-        List<Supplier<@Nullable Void>> pings = new ArrayList<>();
-        for (QuorumNode node : this.nodes) {
-            pings.add(() -> {
-                for (int attempt = 1;; attempt++) {
-                    try {
-                        node.ping();
-                        return null;
-                    }
-                    catch (RuntimeException ex) {
-                        if (attempt == PING_ATTEMPTS) {
-                            throw ex;
-                        }
-                    }
-                }
-            });
-        }
-        requireQuorum(Fanout.start(this.executor, pings).awaitUninterruptibly(Long.MAX_VALUE)
-            .collect(ignored -> {
-            }), "answer PING");
+        this.masters.verifyReachable();
     }
 
     /**
@@ -456,62 +379,7 @@ public final class QuorumLockService implements LockService, AutoCloseable {
      * @throws LockUnavailableException when fewer than a quorum of the masters could be reached
      */
     public void verifyAccess() {
-        List<Supplier<@Nullable Void>> checks = new ArrayList<>();
-        for (QuorumNode node : this.nodes) {
-            checks.add(() -> {
-                try {
-                    node.locks.verifyAccess();
-                }
-                catch (IllegalStateException ex) {
-                    throw new IllegalStateException("Redis master " + node + ": " + ex.getMessage(), ex);
-                }
-                return null;
-            });
-        }
-        List<Answer<@Nullable Void>> answers = Fanout.start(this.executor, checks)
-            .awaitUninterruptibly(Long.MAX_VALUE)
-            .collect(ignored -> {
-            });
-        for (Answer<@Nullable Void> answer : answers) {
-            if (answer.failure() instanceof IllegalStateException refused) {
-                throw refused;
-            }
-        }
-        requireQuorum(answers, "be reached");
-    }
-
-    private void requireQuorum(List<? extends Answer<?>> answers, String what) {
-        List<String> missing = new ArrayList<>();
-        RuntimeException cause = null;
-        for (int i = 0; i < answers.size(); i++) {
-            Answer<?> answer = answers.get(i);
-            if (!answer.succeeded()) {
-                missing.add(this.nodes.get(i) + " (" + describe(answer) + ")");
-                cause = (cause == null) ? answer.failure() : cause;
-            }
-        }
-        int answered = answers.size() - missing.size();
-        if (answered < this.quorum) {
-            throw new LockUnavailableException(AccessCheck.PROBE_KEY, "Only " + answered + " of "
-                    + this.nodes.size() + " Redis masters could " + what + "; a quorum needs " + this.quorum
-                    + ". Failed: " + String.join(", ", missing), (cause != null) ? cause : noAnswer());
-        }
-    }
-
-    private String describe(Answer<?> answer) {
-        RuntimeException failure = answer.failure();
-        if (failure == null) {
-            return "no answer within " + this.nodeTimeout.toMillis() + "ms";
-        }
-        Throwable root = failure;
-        while (root.getCause() != null) {
-            root = root.getCause();
-        }
-        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
-    }
-
-    private TimeoutException noAnswer() {
-        return new TimeoutException("No answer within the node timeout of " + this.nodeTimeout.toMillis() + "ms");
+        this.masters.verifyAccess();
     }
 
     /**
@@ -522,8 +390,7 @@ public final class QuorumLockService implements LockService, AutoCloseable {
     @Override
     public void close() {
         this.closed = true;
-        this.nodes.forEach(node -> node.locks.close());
-        this.executor.shutdown();
+        this.masters.close();
     }
 
     private static Duration since(long startNanos) {
@@ -569,17 +436,15 @@ public final class QuorumLockService implements LockService, AutoCloseable {
                 throw new IllegalStateException("This LockService is closed");
             }
             long start = System.nanoTime();
-            List<Supplier<Optional<LockHandle>>> calls = new ArrayList<>();
-            for (QuorumNode node : QuorumLockService.this.nodes) {
-                calls.add(() -> node.locks.tryAcquire(this.key, this.memberOptions));
-            }
-            Fanout<Optional<LockHandle>> grants = Fanout.start(QuorumLockService.this.executor, calls);
+            Fanout<Optional<LockHandle>> grants = QuorumLockService.this.masters
+                .callEach(node -> node.locks.tryAcquire(this.key, this.memberOptions));
             List<Answer<Optional<LockHandle>>> answers;
             try {
-                answers = grants.await(QuorumLockService.this.nodeTimeoutNanos).collect(QuorumLockService::releaseLate);
+                answers = grants.await(QuorumLockService.this.masters.nodeTimeoutNanos())
+                    .collect(QuorumMasters::releaseLate);
             }
             catch (InterruptedException ex) {
-                grants.giveUp(QuorumLockService::releaseLate);
+                grants.giveUp(QuorumMasters::releaseLate);
                 throw ex;
             }
             List<Member> granted = new ArrayList<>();
@@ -587,19 +452,20 @@ public final class QuorumLockService implements LockService, AutoCloseable {
             for (int i = 0; i < answers.size(); i++) {
                 Optional<LockHandle> grant = answers.get(i).value();
                 if (grant != null && grant.isPresent()) {
-                    granted.add(new Member(QuorumLockService.this.nodes.get(i), grant.get()));
+                    granted.add(new Member(QuorumLockService.this.masters.nodes.get(i), grant.get()));
                 }
                 else if (grant != null) {
                     refused++;
                 }
             }
-            if (granted.size() >= QuorumLockService.this.quorum) {
+            int quorum = QuorumLockService.this.masters.quorum;
+            if (granted.size() >= quorum) {
                 QuorumHandle handle;
                 try {
                     handle = complete(granted, start);
                 }
                 catch (InterruptedException | RuntimeException ex) {
-                    releaseAll(granted);
+                    QuorumLockService.this.masters.releaseAll(granted);
                     throw ex;
                 }
                 if (handle != null) {
@@ -607,10 +473,11 @@ public final class QuorumLockService implements LockService, AutoCloseable {
                 }
             }
             else {
-                releaseAll(granted);
+                QuorumLockService.this.masters.releaseAll(granted);
             }
-            if (granted.size() + refused < QuorumLockService.this.quorum) {
-                throw unavailable(answers);
+            if (granted.size() + refused < quorum) {
+                QuorumLockService.this.masters.requireQuorum(this.key, "Lock '" + this.key + "' cannot get a quorum",
+                        answers);
             }
             return null;
         }
@@ -627,12 +494,12 @@ public final class QuorumLockService implements LockService, AutoCloseable {
             boolean reentrant = (handle != null);
             if (!reentrant) {
                 List<Member> members = new ArrayList<>(granted);
-                long token = new FenceRaise(this.key, members).run();
+                long token = QuorumLockService.this.fence.raise(this.key, members);
                 if (token < 0) {
-                    releaseAll(granted);
+                    QuorumLockService.this.masters.releaseAll(granted);
                     return null;
                 }
-                handle = newHandle(new QuorumHold(this.holdKey, token, members, QuorumLockService.this.quorum),
+                handle = newHandle(new QuorumHold(this.holdKey, token, members, QuorumLockService.this.quorum()),
                         members, start);
                 if (handle == null) {
                     throw new IllegalStateException("unreachable: a new hold takes its first handle");
@@ -640,7 +507,7 @@ public final class QuorumLockService implements LockService, AutoCloseable {
             }
             if (!handle.isHeld()) { // the lease, less the time spent and the drift allowance, has run out
                 leave(handle);
-                releaseAll(granted);
+                QuorumLockService.this.masters.releaseAll(granted);
                 return null;
             }
             if (!reentrant) {
@@ -654,92 +521,8 @@ public final class QuorumLockService implements LockService, AutoCloseable {
         /** A handle in the hold, or null when the hold has ended. */
         private @Nullable QuorumHandle newHandle(QuorumHold hold, List<Member> members, long start) {
             QuorumHandle handle = new QuorumHandle(QuorumLockService.this, this.key, members, hold,
-                    QuorumLockService.this.quorum, this.drift, start);
+                    QuorumLockService.this.quorum(), this.drift, start);
             return hold.join(handle) ? handle : null;
-        }
-
-        private LockUnavailableException unavailable(List<Answer<Optional<LockHandle>>> answers) {
-            List<String> failed = new ArrayList<>();
-            List<RuntimeException> causes = new ArrayList<>();
-            for (int i = 0; i < answers.size(); i++) {
-                Answer<Optional<LockHandle>> answer = answers.get(i);
-                if (!answer.succeeded()) {
-                    failed.add(QuorumLockService.this.nodes.get(i) + " (" + describe(answer) + ")");
-                    if (answer.failure() != null) {
-                        causes.add(answer.failure());
-                    }
-                }
-            }
-            int answered = answers.size() - failed.size();
-            LockUnavailableException failure = new LockUnavailableException(this.key, "Lock '" + this.key
-                    + "' cannot get a quorum: only " + answered + " of " + answers.size() + " Redis masters answered, "
-                    + QuorumLockService.this.quorum + " needed. Failed: " + String.join(", ", failed),
-                    causes.isEmpty() ? noAnswer() : causes.get(0));
-            causes.stream().skip(1).forEach(failure::addSuppressed);
-            return failure;
-        }
-    }
-
-    /**
-     * Gives a new quorum holder a fencing token above the quorum fence of every master that holds its member lock,
-     * and raises those fences to it (quorum-fence.lua): since any two quorums share a master, the next holder's token
-     * is higher still. A second round, above the highest fence the first found, follows when some fence was not
-     * below the first candidate.
-     */
-    private final class FenceRaise {
-
-        private final String key;
-
-        /** The members; those found no longer held are released and removed. */
-        private final List<Member> members;
-
-        FenceRaise(String key, List<Member> members) {
-            this.key = key;
-            this.members = members;
-        }
-
-        /** @return the token, raised on at least a quorum of members, or -1 when fewer could be raised */
-        long run() throws InterruptedException {
-            long token = 0;
-            for (Member member : this.members) {
-                token = Math.max(token, member.handle().fencingToken());
-            }
-            for (int round = 1;; round++) {
-                long candidate = token;
-                List<Supplier<Long>> calls = new ArrayList<>();
-                for (Member member : this.members) {
-                    calls.add(() -> member.node().raiseFence(this.key, member.handle().ownerToken(), candidate));
-                }
-                // A raise still running after the node timeout does no harm: it only ever raises a fence.
-                List<Answer<Long>> answers = Fanout.start(QuorumLockService.this.executor, calls)
-                    .await(QuorumLockService.this.nodeTimeoutNanos)
-                    .collect(ignored -> {
-                    });
-                int raised = 0;
-                long highestAbove = -1;
-                List<Member> notHeld = new ArrayList<>();
-                for (int i = 0; i < answers.size(); i++) {
-                    Long previous = answers.get(i).value();
-                    if (previous == null) {
-                        continue; // failed or timed out
-                    }
-                    if (previous == QuorumNode.NOT_HELD) {
-                        notHeld.add(this.members.get(i));
-                    }
-                    else if (previous < candidate) {
-                        raised++;
-                    }
-                    else {
-                        highestAbove = Math.max(highestAbove, previous);
-                    }
-                }
-                this.members.removeAll(notHeld);
-                releaseAll(notHeld);
-                if (highestAbove < 0 || round == FENCE_ROUNDS) {
-                    return (raised >= QuorumLockService.this.quorum) ? candidate : -1;
-                }
-                token = highestAbove + 1;
-            }
         }
     }
 

@@ -154,7 +154,7 @@ class QuorumLockAutoConfigurationTest {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(messages(context.getStartupFailure()))
-                    .contains("distlock.quorum.nodes: Only 2 of 5 Redis masters could answer PING; a quorum needs 3")
+                    .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 2 of 5 Redis masters answered, 3 needed")
                     .contains(nodes.get(4));
             });
     }
