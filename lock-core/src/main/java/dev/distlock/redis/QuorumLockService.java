@@ -219,7 +219,8 @@ public final class QuorumLockService implements LockService, AutoCloseable {
                 : (options.waitTime() != null ? options.waitTime() : this.defaultWaitTime);
         Object owner = (options.owner() != null) ? options.owner() : Thread.currentThread();
         Duration lease = (options.leaseTime() != null) ? options.leaseTime() : this.watchdogLease;
-        Attempt attempt = new Attempt(key, options.withOwner(owner), lease, new HoldKey(owner, key, LockMode.EXCLUSIVE));
+        HoldKey holdKey = new HoldKey(owner, key, LockMode.EXCLUSIVE);
+        Attempt attempt = new Attempt(key, options.withOwner(owner), lease, holdKey);
         QuorumHandle handle;
         try {
             handle = waitFor(attempt, start, saturatedNanos(wait));
@@ -360,7 +361,8 @@ public final class QuorumLockService implements LockService, AutoCloseable {
     /**
      * Checks that at least a quorum of the masters answer PING, asking all at once. Each ping is bounded by its
      * connection's timeouts, not by the node timeout, and a master counts as unreachable only after
-     * {@value QuorumMasters#PING_ATTEMPTS} failed pings, since the first may have to connect (and a cold process may be slow to).
+     * {@value QuorumMasters#PING_ATTEMPTS} failed pings, since the first may have to connect (and a cold process may
+     * be slow to).
      * Call it at startup: it also opens the connections, so that the first lock does not spend its node timeout
      * connecting.
      *

@@ -105,7 +105,8 @@ public class QuorumProperties implements Validator {
         Duration timeout = properties.nodeTimeout;
         if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
                 || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
-            reject(errors, "nodeTimeout", PREFIX + ".node-timeout must be between 1ms and 1 minute, but was " + timeout);
+            reject(errors, "nodeTimeout",
+                    PREFIX + ".node-timeout must be between 1ms and 1 minute, but was " + timeout);
         }
     }
 

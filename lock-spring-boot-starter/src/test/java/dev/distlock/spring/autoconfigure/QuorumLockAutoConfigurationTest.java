@@ -112,8 +112,9 @@ class QuorumLockAutoConfigurationTest {
     /** In {@code nodes}, {@code M<i>} stands for the address of master i. */
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
-            M0,M1,M2,M3         | distlock.quorum.nodes must list an odd number of at least 3 independent Redis masters, but listed 4
-            M0                  | distlock.quorum.nodes must list an odd number of at least 3 independent Redis masters, but listed 1
+            M0,M1,M2,M3         | distlock.quorum.nodes must list an odd number of at least 3 independent Redis
+            M0,M1,M2,M3         | masters, but listed 4
+            M0                  | masters, but listed 1
             M0,localhost,M2     | distlock.quorum.nodes[1] must be host:port, but was 'localhost'
             M0,127.0.0.1:0,M2   | distlock.quorum.nodes[1] must be host:port, but was '127.0.0.1:0'
             M0,M1,M0            | distlock.quorum.nodes[2] repeats 127.0.0.1:
@@ -133,7 +134,8 @@ class QuorumLockAutoConfigurationTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
             distlock.quorum.node-timeout=0    | distlock.quorum.node-timeout must be between 1ms and 1 minute
-            distlock.quorum.node-timeout=5s   | distlock.quorum.node-timeout (PT5S) must be at most a tenth of distlock.watchdog.lease (PT30S)
+            distlock.quorum.node-timeout=5s   | distlock.quorum.node-timeout (PT5S) must be at most a tenth of
+            distlock.quorum.node-timeout=5s   | at most a tenth of distlock.watchdog.lease (PT30S)
             """)
     void aBadNodeTimeoutStopsStartupNamingTheProperty(String property, String message) {
         quorumRunner().withPropertyValues(property).run(context -> {
@@ -154,7 +156,8 @@ class QuorumLockAutoConfigurationTest {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(messages(context.getStartupFailure()))
-                    .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 2 of 5 Redis masters answered, 3 needed")
+                    .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 2 of 5 Redis masters "
+                            + "answered, 3 needed")
                     .contains(nodes.get(4));
             });
     }
