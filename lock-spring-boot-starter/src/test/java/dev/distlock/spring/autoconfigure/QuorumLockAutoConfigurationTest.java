@@ -28,6 +28,7 @@ import dev.distlock.spring.CurrentLock;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisNodeConfig;
 import dev.distlock.test.RedisServers;
 import dev.distlock.test.RedisTest;
 
@@ -159,6 +160,26 @@ class QuorumLockAutoConfigurationTest {
                     .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 2 of 5 Redis masters "
                             + "answered, 3 needed")
                     .contains(nodes.get(4));
+            });
+    }
+
+    @Test
+    void theCredentialsApplyToEveryMaster(RedisServers servers) {
+        List<RedisNode> guarded = servers.startIndependent(3, RedisNodeConfig.defaults().requirePass("quorum-secret"));
+        LockContexts.runner(masters.get(0))
+            .withPropertyValues("distlock.quorum.nodes=" + nodes(guarded), "distlock.quorum.password=quorum-secret")
+            .run(context -> {
+                try (LockHandle lock = context.getBean(LockService.class).acquire("guarded")) {
+                    assertThat(guarded)
+                        .allMatch(master -> master.call("HGET", LockContexts.lockHash("guarded"), "owner") != null);
+                }
+            });
+        LockContexts.runner(masters.get(0))
+            .withPropertyValues("distlock.quorum.nodes=" + nodes(guarded), "distlock.quorum.password=wrong")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(messages(context.getStartupFailure()))
+                    .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 0 of 3");
             });
     }
 
