@@ -8,6 +8,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.spring.autoconfigure.DistributedLockAspectAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.QuorumLockAutoConfiguration;
 import dev.distlock.test.RedisNode;
 
 /** Application contexts as a Boot application with the starter has them, connected to a test's Redis. */
@@ -26,7 +27,8 @@ public final class LockContexts {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
                     PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
-                    DistributedLockAutoConfiguration.class, DistributedLockAspectAutoConfiguration.class))
+                    QuorumLockAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+                    DistributedLockAspectAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port);
     }
 

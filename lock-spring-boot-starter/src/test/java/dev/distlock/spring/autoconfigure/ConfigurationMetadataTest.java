@@ -27,7 +27,8 @@ class ConfigurationMetadataTest {
                 "distlock.default-wait-time", "distlock.watchdog.lease", "distlock.watchdog.renewal-interval",
                 "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
                 "distlock.verify-access-on-startup", "distlock.replica-acknowledgements.replicas",
-                "distlock.replica-acknowledgements.timeout");
+                "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
+                "distlock.quorum.username", "distlock.quorum.password");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
@@ -36,6 +37,7 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.watchdog.lease"), "defaultValue")).isEqualTo("30s");
         assertThat(field(properties.get("distlock.token-retention"), "defaultValue")).isEqualTo("1h");
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
+        assertThat(field(properties.get("distlock.quorum.node-timeout"), "defaultValue")).isEqualTo("200ms");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
     }

@@ -1,0 +1,173 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+
+/**
+ * One acquisition of a {@link QuorumLockService} lock: the member locks granted by a quorum (or more) of the masters.
+ * Held while a quorum of them is held, until the quorum's lease deadline less the clock drift allowance.
+ */
+final class QuorumHandle implements LockHandle {
+
+    private static final Log logger = LogFactory.getLog(QuorumHandle.class);
+
+    final List<Member> members;
+
+    /** The owner's hold, shared with reentrant acquisitions: the fencing token and the quorum's loss. */
+    final QuorumHold hold;
+
+    final long acquiredNanos;
+
+    private final QuorumLockService service;
+
+    private final String key;
+
+    private final int quorum;
+
+    private final Duration drift;
+
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
+
+    QuorumHandle(QuorumLockService service, String key, List<Member> members, QuorumHold hold, int quorum,
+            Duration drift, long acquiredNanos) {
+        this.service = service;
+        this.key = key;
+        this.members = List.copyOf(members);
+        this.hold = hold;
+        this.quorum = quorum;
+        this.drift = drift;
+        this.acquiredNanos = acquiredNanos;
+    }
+
+    @Override
+    public String key() {
+        return this.key;
+    }
+
+    /** The owner token on the first master that granted the lock (each master has its own). */
+    @Override
+    public String ownerToken() {
+        return this.members.get(0).handle().ownerToken();
+    }
+
+    @Override
+    public long fencingToken() {
+        return this.hold.fencingToken;
+    }
+
+    /**
+     * When fewer than a quorum of the member leases would be left, less the clock drift allowance: the latest
+     * deadline that a quorum of held members reaches. It moves forward as the members are renewed.
+     */
+    @Override
+    public Instant leaseDeadline() {
+        List<Instant> deadlines = new ArrayList<>(this.members.size());
+        for (Member member : this.members) {
+            if (member.handle().isHeld()) {
+                deadlines.add(member.handle().leaseDeadline());
+            }
+        }
+        if (deadlines.size() < this.quorum) { // lost: report the deadline the members had
+            deadlines.clear();
+            this.members.forEach(member -> deadlines.add(member.handle().leaseDeadline()));
+        }
+        deadlines.sort(Comparator.reverseOrder());
+        return deadlines.get(this.quorum - 1).minus(this.drift);
+    }
+
+    @Override
+    public boolean isHeld() {
+        return !this.released.get() && this.hold.lostReason() == null && Instant.now().isBefore(leaseDeadline())
+                && heldMembers() >= this.quorum;
+    }
+
+    int heldMembers() {
+        int held = 0;
+        for (Member member : this.members) {
+            if (member.handle().isHeld()) {
+                held++;
+            }
+        }
+        return held;
+    }
+
+    @Override
+    public void onLeaseLost(Consumer<LeaseLostException> callback) {
+        if (callback == null) {
+            throw new IllegalArgumentException("callback must not be null");
+        }
+        this.lostCallbacks.add(callback);
+        LeaseLostException reason = this.hold.lostReason();
+        if (reason != null && this.lostCallbacks.remove(callback)) {
+            call(callback, reason);
+        }
+    }
+
+    /** The quorum was lost: calls each lease-lost callback once. */
+    void lost(LeaseLostException reason) {
+        for (Consumer<LeaseLostException> callback : this.lostCallbacks) {
+            if (this.lostCallbacks.remove(callback)) { // whoever removes a callback calls it, so it runs once
+                call(callback, reason);
+            }
+        }
+    }
+
+    boolean isLost() {
+        return this.hold.lostReason() != null;
+    }
+
+    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
+        try {
+            callback.accept(reason);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("Lease-lost callback for lock '" + reason.key() + "' failed", ex);
+        }
+    }
+
+    @Override
+    public void release() {
+        if (this.released.compareAndSet(false, true)) {
+            this.service.release(this, Duration.ZERO);
+        }
+    }
+
+    @Override
+    public void releaseAfter(Duration delay) {
+        if (delay == null || delay.isNegative()) {
+            throw new IllegalArgumentException("delay must not be null or negative, but was " + delay);
+        }
+        if (delay.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException(
+                    "delay must be at most " + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + delay);
+        }
+        if (this.released.compareAndSet(false, true)) {
+            this.service.release(this, delay);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockHandle[key=" + this.key + ", fencingToken=" + fencingToken() + ", masters="
+                + this.members.size() + ", held=" + isHeld() + "]";
+    }
+
+    /** A member lock: the handle one master's {@link RedisLockService} gave. */
+    record Member(QuorumNode node, LockHandle handle) {
+    }
+}

@@ -1,0 +1,75 @@
+package dev.distlock.spring.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+
+import dev.distlock.LockListener;
+import dev.distlock.LockService;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.redis.QuorumLockService;
+
+/**
+ * Quorum (Redlock) mode: when {@code distlock.quorum.nodes} is set, registers a {@link QuorumLockService} over those
+ * masters as the {@link LockService}, so the single-Redis one of {@link DistributedLockAutoConfiguration} backs off.
+ * The other {@code distlock.*} settings apply to it too. Startup fails, naming the property, when fewer than a quorum
+ * of the masters answer PING, and (unless {@code distlock.verify-access-on-startup=false}) when a master's Redis user
+ * lacks a permission the locks need. On shutdown the service closes before its connections.
+ */
+@AutoConfiguration(before = DistributedLockAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+@Conditional(QuorumModeCondition.class)
+@ConditionalOnMissingBean(LockService.class)
+@EnableConfigurationProperties({ DistributedLockProperties.class, QuorumProperties.class })
+public final class QuorumLockAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    QuorumConnections distributedLockQuorumConnections(QuorumProperties quorum) {
+        return new QuorumConnections(quorum);
+    }
+
+    @Bean(destroyMethod = "close")
+    QuorumLockService quorumLockService(DistributedLockProperties properties, QuorumProperties quorum,
+            QuorumConnections connections, ObjectProvider<LockListener> listeners) {
+        if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
+            throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout (" + quorum.getNodeTimeout()
+                    + ") must be at most a tenth of distlock.watchdog.lease (" + properties.getWatchdog().getLease()
+                    + ")");
+        }
+        QuorumLockService.Builder builder = QuorumLockService.builder(connections.templates())
+            .nodeTimeout(quorum.getNodeTimeout())
+            .keyPrefix(properties.getKeyPrefix())
+            .defaultWaitTime(properties.getDefaultWaitTime())
+            .watchdogLease(properties.getWatchdog().getLease())
+            .tokenRetention(properties.getTokenRetention());
+        if (properties.getWatchdog().getRenewalInterval() != null) {
+            builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
+        }
+        List<LockListener> all = listeners.orderedStream().toList();
+        if (!all.isEmpty()) {
+            builder.listener(CompositeLockListener.of(all));
+        }
+        QuorumLockService service = builder.build();
+        try {
+            service.verifyQuorumReachable();
+            if (properties.isVerifyAccessOnStartup()) {
+                service.verifyAccess();
+            }
+        }
+        catch (LockUnavailableException ex) {
+            service.close();
+            throw new IllegalStateException(QuorumProperties.PREFIX + ".nodes: " + ex.getMessage(), ex);
+        }
+        catch (RuntimeException ex) {
+            service.close();
+            throw ex;
+        }
+        return service;
+    }
+}

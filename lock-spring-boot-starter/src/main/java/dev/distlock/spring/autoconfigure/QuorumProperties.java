@@ -1,0 +1,151 @@
+package dev.distlock.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+/**
+ * Quorum (Redlock) mode under {@code distlock.quorum.*}: setting {@code nodes} turns it on, and the lock service then
+ * takes each lock on a majority of these independent Redis masters instead of on {@code spring.data.redis}. Checked
+ * when bound: an invalid value stops startup with a message naming the property.
+ */
+@ConfigurationProperties(QuorumProperties.PREFIX)
+public class QuorumProperties implements Validator {
+
+    /** The prefix of the quorum properties. */
+    public static final String PREFIX = "distlock.quorum";
+
+    /**
+     * Addresses (host:port) of the independent Redis masters (not replicas of each other): an odd number, at least 3.
+     * Setting them turns quorum mode on.
+     */
+    private List<String> nodes = new ArrayList<>();
+
+    /**
+     * How long a lock attempt waits for each master to connect and answer; a slower master counts as down for that
+     * attempt. At most a tenth of distlock.watchdog.lease.
+     */
+    private Duration nodeTimeout = Duration.ofMillis(200);
+
+    /** Redis user on every master; unset for the default user. */
+    private @Nullable String username;
+
+    /** Redis password on every master; unset when they need none. */
+    private @Nullable String password;
+
+    public List<String> getNodes() {
+        return this.nodes;
+    }
+
+    public void setNodes(List<String> nodes) {
+        this.nodes = nodes;
+    }
+
+    public Duration getNodeTimeout() {
+        return this.nodeTimeout;
+    }
+
+    public void setNodeTimeout(Duration nodeTimeout) {
+        this.nodeTimeout = nodeTimeout;
+    }
+
+    public @Nullable String getUsername() {
+        return this.username;
+    }
+
+    public void setUsername(@Nullable String username) {
+        this.username = username;
+    }
+
+    public @Nullable String getPassword() {
+        return this.password;
+    }
+
+    public void setPassword(@Nullable String password) {
+        this.password = password;
+    }
+
+    /** The masters' addresses, parsed; call after validation. */
+    List<Address> addresses() {
+        return this.nodes.stream().map(Address::parse).toList();
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return QuorumProperties.class.isAssignableFrom(type);
+    }
+
+    @Override
+    public void validate(Object target, Errors errors) {
+        QuorumProperties properties = (QuorumProperties) target;
+        List<String> nodes = (properties.nodes != null) ? properties.nodes : List.of();
+        if (nodes.size() < 3 || nodes.size() % 2 == 0) {
+            reject(errors, "nodes", PREFIX + ".nodes must list an odd number of at least 3 independent Redis "
+                    + "masters, but listed " + nodes.size());
+        }
+        Map<Address, Integer> seen = new HashMap<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            Address address = Address.parse(nodes.get(i));
+            if (address == null) {
+                reject(errors, "nodes", PREFIX + ".nodes[" + i + "] must be host:port, but was '" + nodes.get(i)
+                        + "'");
+            }
+            else if (seen.putIfAbsent(address, i) != null) {
+                reject(errors, "nodes", PREFIX + ".nodes[" + i + "] repeats " + address + " of " + PREFIX + ".nodes["
+                        + seen.get(address) + "]; the masters must be independent");
+            }
+        }
+        Duration timeout = properties.nodeTimeout;
+        if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
+                || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+            reject(errors, "nodeTimeout",
+                    PREFIX + ".node-timeout must be between 1ms and 1 minute, but was " + timeout);
+        }
+    }
+
+    private static void reject(Errors errors, String field, String message) {
+        errors.rejectValue(field, "distlock.invalid", message);
+    }
+
+    /** One master's address. */
+    record Address(String host, int port) {
+
+        /** Parses {@code host:port} (an IPv6 host in brackets), or returns null. */
+        static @Nullable Address parse(@Nullable String text) {
+            if (text == null) {
+                return null;
+            }
+            String trimmed = text.trim();
+            int colon = trimmed.lastIndexOf(':');
+            if (colon <= 0) {
+                return null;
+            }
+            String host = trimmed.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            if (host.isBlank() || host.chars().anyMatch(c -> Character.isWhitespace(c) || c == '/')) {
+                return null;
+            }
+            try {
+                int port = Integer.parseInt(trimmed.substring(colon + 1));
+                return (port >= 1 && port <= 65535) ? new Address(host, port) : null;
+            }
+            catch (NumberFormatException ex) {
+                return null;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return (this.host.indexOf(':') >= 0 ? "[" + this.host + "]" : this.host) + ":" + this.port;
+        }
+    }
+}
