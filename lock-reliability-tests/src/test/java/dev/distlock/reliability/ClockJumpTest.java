@@ -17,9 +17,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.redis.QuorumLockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisNodeConfig;
@@ -57,13 +59,8 @@ class ClockJumpTest {
     @Test
     void aForwardClockJumpOnASingleRedisHandsTheLockToASecondHolderAndFencingRejectsTheFirst(RedisServers servers,
             RedisNode resourceServer) throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(DYNAMIC_REDIS),
-                "needs Debian's dynamically linked redis-server: apt-get install redis-server");
-        Path shift = buildClockShift();
         Path clock = this.files.resolve("clock-shift");
-        Files.writeString(clock, "0\n");
-        RedisNode redis = servers.start(RedisNodeConfig.defaults()
-            .launchedWith(DYNAMIC_REDIS, Map.of("LD_PRELOAD", shift.toString(), "CLOCKSHIFT_FILE", clock.toString())));
+        RedisNode redis = startShifted(servers, clock);
         FencedResource resource = new FencedResource(
                 this.clients.template(resourceServer.port(), Duration.ofSeconds(2)), "clock-jump");
         RedisLockService first = this.clients.service(redis.port(), Duration.ofSeconds(2),
@@ -75,8 +72,7 @@ class ClockJumpTest {
         CountDownLatch told = new CountDownLatch(1);
         early.onLeaseLost(reason -> told.countDown());
 
-        Files.writeString(this.files.resolve("clock-shift.next"), "3600\n");
-        Files.move(this.files.resolve("clock-shift.next"), clock, StandardCopyOption.ATOMIC_MOVE);
+        jumpAnHour(clock);
 
         // By Redis's clock the 10 s lease ended an hour ago: the second client gets the lock at once...
         LockHandle late = second.acquire("report", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)));
@@ -103,8 +99,73 @@ class ClockJumpTest {
         late.release();
     }
 
+    @Test
+    void aQuorumLockSurvivesOneMastersClockJumpButNotAMajoritysAndFencingCatchesTheRest(RedisServers servers,
+            RedisNode resourceServer) throws Exception {
+        Path oneClock = this.files.resolve("clock-shift-one");
+        Path twoClocks = this.files.resolve("clock-shift-two");
+        List<RedisNode> masters = new ArrayList<>(servers.startIndependent(2)); // clocks left alone
+        masters.add(startShifted(servers, oneClock)); // jumps first, alone
+        masters.add(startShifted(servers, twoClocks)); // these two jump together later
+        masters.add(startShifted(servers, twoClocks));
+        List<StringRedisTemplate> templates = new ArrayList<>();
+        for (RedisNode master : masters) {
+            templates.add(this.clients.template(master.port(), Duration.ofSeconds(2)));
+        }
+        QuorumLockService first = QuorumLockService.builder(templates).watchdogLease(Duration.ofSeconds(10))
+            .renewalInterval(Duration.ofMillis(500)).build();
+        QuorumLockService second = QuorumLockService.builder(templates).build();
+        try {
+            FencedResource resource = new FencedResource(
+                    this.clients.template(resourceServer.port(), Duration.ofSeconds(2)), "quorum-jump");
+            LockHandle early = first.acquire("report");
+            CountDownLatch told = new CountDownLatch(1);
+            early.onLeaseLost(reason -> told.countDown());
+
+            // One master's clock jumps: its member expires, but four of five still hold the lock.
+            jumpAnHour(oneClock);
+            assertThat(second.tryAcquire("report")).as("one jumped master cannot hand the lock over").isEmpty();
+            assertThat(early.isHeld()).isTrue();
+
+            // A majority's clocks jump: their members all expire, and a second holder gets a quorum of them.
+            jumpAnHour(twoClocks);
+            LockHandle late = second.acquire("report", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
+            assertThat(early.isHeld()).as("the first holder, by its own clock, still believes it holds").isTrue();
+            assertThat(late.fencingToken()).isGreaterThan(early.fencingToken());
+            assertThat(resource.write(late.fencingToken())).isTrue();
+            assertThat(resource.write(early.fencingToken())).as("the fencing check catches it").isFalse();
+            assertThat(told.await(10, TimeUnit.SECONDS)).as("the first holder is told at its next renewal").isTrue();
+            late.release();
+        }
+        finally {
+            first.close();
+            second.close();
+        }
+    }
+
+    /** Debian's redis-server with the clock-shift library, its clock offset by the seconds in {@code clock}. */
+    private RedisNode startShifted(RedisServers servers, Path clock) throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(DYNAMIC_REDIS),
+                "needs Debian's dynamically linked redis-server: apt-get install redis-server");
+        Path shift = buildClockShift();
+        if (!Files.exists(clock)) {
+            Files.writeString(clock, "0\n");
+        }
+        return servers.start(RedisNodeConfig.defaults()
+            .launchedWith(DYNAMIC_REDIS, Map.of("LD_PRELOAD", shift.toString(), "CLOCKSHIFT_FILE", clock.toString())));
+    }
+
+    private void jumpAnHour(Path clock) throws Exception {
+        Path next = clock.resolveSibling(clock.getFileName() + ".next");
+        Files.writeString(next, "3600\n");
+        Files.move(next, clock, StandardCopyOption.ATOMIC_MOVE);
+    }
+
     private Path buildClockShift() throws Exception {
         Path library = this.files.resolve("libclockshift.so");
+        if (Files.exists(library)) {
+            return library;
+        }
         Process gcc;
         try {
             gcc = new ProcessBuilder("gcc", "-shared", "-fPIC", "-O2", "-o", library.toString(),
