@@ -44,6 +44,10 @@ import dev.distlock.redis.ReleaseSubscriptions.Waiter;
  * One daemon thread per service renews watchdog leases in batches and closes idle subscriptions; waiting threads
  * share one pub/sub connection. {@link #close()} stops both; locks still held then expire at the end of their lease.
  *
+ * <p>It works on a standalone Redis, through Sentinel, and on a Redis Cluster (a Lettuce connection factory with a
+ * cluster configuration): every key of one lock is in one slot, renewals are batched per slot, and releases use
+ * sharded pub/sub when Redis 7 accepts it.
+ *
  * <pre>{@code
  * RedisLockService locks = RedisLockService.builder(stringRedisTemplate).keyPrefix("orders").build();
  * }</pre>
@@ -101,8 +105,10 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.watchdogLeaseMillis = Long.toString(builder.watchdogLease.toMillis());
         this.clientId = HexFormat.of().formatHex(randomBytes(8));
         this.placeRefreshNanos = builder.waiterLease.toNanos() / 3;
+        ShardedPubSub sharded = new ShardedPubSub(builder.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
         this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis), this.clientId,
-                Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis())));
+                Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis()),
+                sharded));
         this.listener = builder.listener;
         this.replicaAcknowledgement = builder.replicaAcknowledgement;
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
@@ -122,6 +128,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
                 cluster, this.listener, this::lose, this.replicaAcknowledgement);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
+                listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
         long lingerNanos = TimeUnit.SECONDS.toNanos(10);
         this.scheduler.scheduleWithFixedDelay(() -> this.subscriptions.sweepIdle(lingerNanos), lingerNanos,

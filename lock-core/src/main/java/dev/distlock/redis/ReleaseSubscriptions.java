@@ -1,20 +1,16 @@
 package dev.distlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -24,39 +20,46 @@ import reactor.core.Disposable;
 import dev.distlock.redis.LockType.WakeUp;
 
 /**
- * Wakes this process's waiters when a lock is released. All waiters share one pub/sub connection; a key's channel is
- * subscribed while some thread waits for it (and for a short linger after, so hot keys do not churn). A release
- * wakes one local waiter, every local waiter, or the one it names, as the lock type's {@link WakeUp} says. Releases
- * made by this process wake local waiters directly, without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every waiter checks again, since
- * releases published meanwhile were lost.
+ * Wakes this process's waiters when a lock is released. All waiters share one subscription connection (classic or
+ * sharded pub/sub, see {@link ChannelSubscriber}); a key's channel is subscribed while some thread waits for it (and
+ * for a short linger after, so hot keys do not churn). A release wakes one local waiter, every local waiter, or the
+ * one it names, as the lock type's {@link WakeUp} says. Releases made by this process wake local waiters directly,
+ * without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every
+ * waiter checks again, since releases published meanwhile were lost.
  */
-final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
+final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
 
-    private final RedisConnectionFactory connectionFactory;
+    /** Opens the subscriber on first use. */
+    private final Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
 
     /** Subscribed for the connection's whole life, so that the subscription stays open between waits. */
-    private final byte[] anchorChannel;
+    private final String anchorChannel;
 
     /** This process's release message: its own releases were signalled locally already. */
-    private final byte[] ownMessage;
+    private final String ownMessage;
 
     private final ConcurrentHashMap<String, KeyWaiters> waitersByChannel = new ConcurrentHashMap<>();
 
-    /** Guards the connection and every subscribe and unsubscribe. Never taken by the message thread. */
+    /** Guards the subscriber and every subscribe and unsubscribe. Never taken by the message thread. */
     private final ReentrantLock subscriptionLock = new ReentrantLock();
 
-    private @Nullable RedisConnection connection; // guarded by subscriptionLock
+    private @Nullable ChannelSubscriber subscriber; // guarded by subscriptionLock
 
     private boolean closed; // guarded by subscriptionLock
 
     private final @Nullable Disposable reconnects;
 
-    ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel, String ownMessage) {
-        this.connectionFactory = connectionFactory;
-        this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
-        this.ownMessage = ownMessage.getBytes(StandardCharsets.UTF_8);
+    /**
+     * @param subscribers opens the subscriber on first use
+     */
+    ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
+            Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
+            String ownMessage) {
+        this.subscribers = subscribers;
+        this.anchorChannel = anchorChannel;
+        this.ownMessage = ownMessage;
         this.reconnects = watchReconnects(connectionFactory);
     }
 
@@ -112,32 +115,41 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
     }
 
     @Override
-    public void onMessage(Message message, byte @Nullable [] pattern) {
-        KeyWaiters waiters = this.waitersByChannel.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+    public void message(String channel, String message) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
         if (waiters == null) {
             return;
         }
         if (waiters.wakeUp == WakeUp.NAMED) {
-            waiters.signalNamed(new String(message.getBody(), StandardCharsets.UTF_8));
+            waiters.signalNamed(message);
         }
-        else if (!Arrays.equals(message.getBody(), this.ownMessage)) { // own releases were signalled locally
+        else if (!message.equals(this.ownMessage)) { // own releases were signalled locally
             waiters.signalReleased();
         }
     }
 
+    /** The waiters check the lock and poll; the next waiter subscribes again, to the slot's new shard. */
+    @Override
+    public void dropped(String channel) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
+        if (waiters != null && waiters.subscribed) {
+            waiters.subscribed = false;
+            waiters.signalEveryone();
+        }
+    }
+
     private void subscribe(KeyWaiters waiters) {
-        byte[] channel = waiters.channel.getBytes(StandardCharsets.UTF_8);
         this.subscriptionLock.lock();
         try {
             if (waiters.subscribed || this.closed) {
                 return;
             }
-            RedisConnection current = this.connection;
-            if (current != null && current.isSubscribed()) {
-                current.getSubscription().subscribe(channel);
+            ChannelSubscriber current = this.subscriber;
+            if (current != null && current.isOpen()) {
+                current.subscribe(waiters.channel);
             }
             else {
-                connect(channel);
+                connect(waiters.channel);
             }
             waiters.subscribed = true;
         }
@@ -159,8 +171,8 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
     void open() {
         this.subscriptionLock.lock();
         try {
-            RedisConnection current = this.connection;
-            if (!this.closed && (current == null || !current.isSubscribed())) {
+            ChannelSubscriber current = this.subscriber;
+            if (!this.closed && (current == null || !current.isOpen())) {
                 connect();
             }
         }
@@ -170,28 +182,20 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
     }
 
     /** Opens a first subscription, or replaces one that died, subscribing again to every channel waited on. */
-    private void connect(byte[]... newChannels) {
-        RedisConnection previous = this.connection;
-        if (previous != null) {
-            previous.close();
-            this.connection = null;
+    private void connect(String... newChannels) {
+        ChannelSubscriber current = this.subscriber;
+        if (current == null) {
+            current = this.subscribers.apply(this);
+            this.subscriber = current;
         }
-        List<byte[]> channels = new ArrayList<>(List.of(newChannels));
+        List<String> channels = new ArrayList<>(List.of(newChannels));
         channels.add(this.anchorChannel);
         for (KeyWaiters other : this.waitersByChannel.values()) {
             if (other.subscribed) {
-                channels.add(other.channel.getBytes(StandardCharsets.UTF_8));
+                channels.add(other.channel);
             }
         }
-        RedisConnection fresh = this.connectionFactory.getConnection();
-        try {
-            fresh.subscribe(this, channels.toArray(new byte[0][]));
-        }
-        catch (RuntimeException ex) {
-            fresh.close();
-            throw ex;
-        }
-        this.connection = fresh;
+        current.connect(channels);
     }
 
     /** Unsubscribes from channels nobody has waited on for {@code lingerNanos}. */
@@ -207,9 +211,9 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                     continue;
                 }
                 this.waitersByChannel.remove(waiters.channel, waiters);
-                RedisConnection current = this.connection;
-                if (waiters.subscribed && current != null && current.isSubscribed()) {
-                    current.getSubscription().unsubscribe(waiters.channel.getBytes(StandardCharsets.UTF_8));
+                ChannelSubscriber current = this.subscriber;
+                if (waiters.subscribed && current != null && current.isOpen()) {
+                    current.unsubscribe(waiters.channel);
                 }
             }
             catch (RuntimeException ex) {
@@ -229,9 +233,8 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
         this.subscriptionLock.lock();
         try {
             this.closed = true;
-            if (this.connection != null) {
-                this.connection.close();
-                this.connection = null;
+            if (this.subscriber != null) {
+                this.subscriber.close();
             }
         }
         catch (RuntimeException ex) {
