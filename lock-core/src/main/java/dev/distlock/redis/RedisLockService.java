@@ -42,7 +42,8 @@ import dev.distlock.redis.ReleaseSubscriptions.Waiter;
  *
  * <p>A lock cycle costs two round trips: one script to acquire, one to release (which also publishes the release).
  * One daemon thread per service renews watchdog leases in batches and closes idle subscriptions; waiting threads
- * share one pub/sub connection. {@link #close()} stops both; locks still held then expire at the end of their lease.
+ * share one pub/sub connection, or poll ({@link WaitStrategy}). {@link #close()} stops both; locks still held then
+ * expire at the end of their lease.
  *
  * <p>It works on a standalone Redis, through Sentinel, and on a Redis Cluster (a Lettuce connection factory with a
  * cluster configuration): every key of one lock is in one slot, renewals are batched per slot, and releases use
@@ -128,7 +129,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
                 cluster, this.listener, this::lose, this.replicaAcknowledgement);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
-                listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
+                (builder.waitStrategy == WaitStrategy.POLLING) ? null
+                        : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
         long lingerNanos = TimeUnit.SECONDS.toNanos(10);
         this.scheduler.scheduleWithFixedDelay(() -> this.subscriptions.sweepIdle(lingerNanos), lingerNanos,
@@ -250,7 +252,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     /**
      * Waits for a release: woken by the release message (or a local release), and by the holder's lease running out,
-     * which publishes nothing. Without a subscription it polls with capped exponential backoff and jitter.
+     * which publishes nothing. Without a subscription ({@link WaitStrategy#POLLING}, or while subscribing fails) it
+     * polls with capped exponential backoff and jitter.
      */
     private @Nullable RedisLockHandle waitFor(Acquisition acquisition, long start, long waitNanos) {
         LockType type = acquisition.type;
@@ -264,6 +267,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
                     throw new IllegalStateException(
                             "This LockService was closed while waiting for lock '" + acquisition.key + "'");
                 }
+                // before the attempt: a waiter that subscribes again now misses no release after the attempt
+                boolean subscribed = waiter.subscribed();
                 waiter.arm();
                 RedisLockHandle handle = acquisition.attempt();
                 if (handle != null) {
@@ -281,7 +286,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 if (type.keepsPlace()) {
                     pause = Math.min(pause, this.placeRefreshNanos); // try again before the place lapses
                 }
-                if (!waiter.subscribed()) {
+                if (!subscribed) {
                     pause = Math.min(pause, pollNanos / 2 + ThreadLocalRandom.current().nextLong(pollNanos / 2 + 1));
                     pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);
                 }
@@ -376,7 +381,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     /**
      * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
-     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription.
+     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription
+     * (not with {@link WaitStrategy#POLLING}, which needs none).
      * Call it at start-up so that a missing permission is reported then rather than at the first lock.
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission; the message names the ACL
@@ -625,6 +631,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
+        private WaitStrategy waitStrategy = WaitStrategy.PUBSUB;
+
         private LockListener listener = new LockListener() {
         };
 
@@ -714,6 +722,16 @@ public final class RedisLockService implements LockService, AutoCloseable {
          */
         public Builder replicaAcknowledgements(int replicas, Duration timeout) {
             this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
+            return this;
+        }
+
+        /**
+         * How waiters learn that a lock held by another process was released: {@link WaitStrategy#PUBSUB} (the
+         * default) or {@link WaitStrategy#POLLING}.
+         */
+        public Builder waitStrategy(WaitStrategy waitStrategy) {
+            requireNonNull(waitStrategy, "waitStrategy");
+            this.waitStrategy = waitStrategy;
             return this;
         }
 

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -26,13 +27,21 @@ import dev.distlock.redis.LockType.WakeUp;
  * one it names, as the lock type's {@link WakeUp} says. Releases made by this process wake local waiters directly,
  * without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every
  * waiter checks again, since releases published meanwhile were lost.
+ *
+ * <p>Without a subscription (the polling wait strategy, or while subscribing fails) waiters poll. A failed subscribe
+ * is not retried by every waiter: retries wait a back-off that doubles from {@value #RETRY_MIN_SECONDS} s up to
+ * {@value #RETRY_MAX_SECONDS} s, and only the first failure of a streak is logged as a warning.
  */
 final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
 
-    /** Opens the subscriber on first use. */
-    private final Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
+    static final long RETRY_MIN_SECONDS = 1;
+
+    static final long RETRY_MAX_SECONDS = 30;
+
+    /** Opens the subscriber on first use; null for the polling wait strategy, which never subscribes. */
+    private final @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
 
     /** Subscribed for the connection's whole life, so that the subscription stays open between waits. */
     private final String anchorChannel;
@@ -49,13 +58,18 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
 
     private boolean closed; // guarded by subscriptionLock
 
+    /** No subscribe is tried before this {@link System#nanoTime()}: the back-off after a failure. */
+    private volatile long retryAtNanos = System.nanoTime();
+
+    private long retryDelayNanos; // guarded by subscriptionLock; 0 while subscribing works
+
     private final @Nullable Disposable reconnects;
 
     /**
-     * @param subscribers opens the subscriber on first use
+     * @param subscribers opens the subscriber on first use; null for waiters that only poll
      */
     ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
-            Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
+            @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
             String ownMessage) {
         this.subscribers = subscribers;
         this.anchorChannel = anchorChannel;
@@ -88,9 +102,9 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
                     newChannel -> new KeyWaiters(newChannel, wakeUp));
             if (waiters.join()) {
                 if (!waiters.subscribed) {
-                    subscribe(waiters);
+                    subscribe(waiters, false);
                 }
-                return new Waiter(waiters, name);
+                return new Waiter(this, waiters, name);
             }
             // closed by the sweeper between lookup and join: take the fresh one
         }
@@ -128,7 +142,7 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
         }
     }
 
-    /** The waiters check the lock and poll; the next waiter subscribes again, to the slot's new shard. */
+    /** The waiters subscribe again (to the slot's new shard), and check the lock meanwhile. */
     @Override
     public void dropped(String channel) {
         KeyWaiters waiters = this.waitersByChannel.get(channel);
@@ -138,10 +152,25 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
         }
     }
 
-    private void subscribe(KeyWaiters waiters) {
-        this.subscriptionLock.lock();
+    /**
+     * Subscribes to the waiters' channel unless that is not worth trying now (polling, or backing off after a failed
+     * subscribe). On failure the waiters poll. {@code retry}: a waiter already polling tries again, only when no other
+     * thread is subscribing.
+     */
+    private void subscribe(KeyWaiters waiters, boolean retry) {
+        if (this.subscribers == null || System.nanoTime() - this.retryAtNanos < 0) {
+            return;
+        }
+        if (retry) {
+            if (!this.subscriptionLock.tryLock()) {
+                return;
+            }
+        }
+        else {
+            this.subscriptionLock.lock();
+        }
         try {
-            if (waiters.subscribed || this.closed) {
+            if (waiters.subscribed || this.closed || System.nanoTime() - this.retryAtNanos < 0) {
                 return;
             }
             ChannelSubscriber current = this.subscriber;
@@ -152,10 +181,10 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
                 connect(waiters.channel);
             }
             waiters.subscribed = true;
+            subscribeWorked();
         }
         catch (RuntimeException ex) {
-            // Waiters fall back to polling; the next waiter tries to subscribe again.
-            logger.debug("Could not subscribe to " + waiters.channel + "; waiters poll instead", ex);
+            subscribeFailed(waiters.channel, ex);
         }
         finally {
             this.subscriptionLock.unlock();
@@ -164,11 +193,14 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
 
     /**
      * Opens the subscription now, so that an unreachable Redis or a missing SUBSCRIBE permission shows at once rather
-     * than as slower, polling waiters.
+     * than as slower, polling waiters. Does nothing for waiters that only poll.
      *
      * @throws RuntimeException the Redis client's error
      */
     void open() {
+        if (this.subscribers == null) {
+            return;
+        }
         this.subscriptionLock.lock();
         try {
             ChannelSubscriber current = this.subscriber;
@@ -196,6 +228,29 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
             }
         }
         current.connect(channels);
+    }
+
+    private void subscribeWorked() {
+        if (this.retryDelayNanos > 0) {
+            logger.info("The release subscription works again; waiters are woken by releases instead of polling");
+            this.retryDelayNanos = 0;
+        }
+    }
+
+    private void subscribeFailed(String channel, RuntimeException failure) {
+        long max = TimeUnit.SECONDS.toNanos(RETRY_MAX_SECONDS);
+        if (this.retryDelayNanos == 0) {
+            logger.warn("Could not subscribe to release channel " + channel + ", so waiters poll Redis instead (with "
+                    + "capped exponential backoff), and the subscription is tried again from " + RETRY_MIN_SECONDS
+                    + " s up to every " + RETRY_MAX_SECONDS + " s. Where Redis passes no pub/sub, choose the POLLING "
+                    + "wait strategy. Cause: " + failure);
+            this.retryDelayNanos = TimeUnit.SECONDS.toNanos(RETRY_MIN_SECONDS);
+        }
+        else {
+            logger.debug("Could not subscribe to release channel " + channel + "; waiters keep polling", failure);
+            this.retryDelayNanos = Math.min(this.retryDelayNanos * 2, max);
+        }
+        this.retryAtNanos = System.nanoTime() + this.retryDelayNanos;
     }
 
     /** Unsubscribes from channels nobody has waited on for {@code lingerNanos}. */
@@ -381,12 +436,22 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
 
         boolean queued; // guarded by waiters
 
-        Waiter(KeyWaiters waiters, String name) {
+        private final ReleaseSubscriptions subscriptions;
+
+        Waiter(ReleaseSubscriptions subscriptions, KeyWaiters waiters, String name) {
+            this.subscriptions = subscriptions;
             this.waiters = waiters;
             this.name = name;
         }
 
+        /**
+         * Whether a release message will wake this waiter; if not, tries to subscribe once more, unless that is not
+         * worth trying now.
+         */
         boolean subscribed() {
+            if (!this.waiters.subscribed) {
+                this.subscriptions.subscribe(this.waiters, true);
+            }
             return this.waiters.subscribed;
         }
 
