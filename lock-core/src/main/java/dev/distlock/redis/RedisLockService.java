@@ -47,7 +47,8 @@ import dev.distlock.redis.ReleaseSubscriptions.Waiter;
  *
  * <p>It works on a standalone Redis, through Sentinel, and on a Redis Cluster (a Lettuce connection factory with a
  * cluster configuration): every key of one lock is in one slot, renewals are batched per slot, and releases use
- * sharded pub/sub when Redis 7 accepts it.
+ * sharded pub/sub when Redis 7 accepts it. Behind a sharding proxy such as Twemproxy, set
+ * {@link Builder#shardingProxy(boolean)}.
  *
  * <pre>{@code
  * RedisLockService locks = RedisLockService.builder(stringRedisTemplate).keyPrefix("orders").build();
@@ -126,10 +127,16 @@ public final class RedisLockService implements LockService, AutoCloseable {
             throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
                     + "(standalone or Sentinel), not with Redis Cluster");
         }
+        if (cluster && builder.shardingProxy) {
+            throw new IllegalArgumentException("shardingProxy is for a proxy in front of Redis, not for a Redis "
+                    + "Cluster connection");
+        }
+        LeaseWatchdog.Batching batching = cluster ? LeaseWatchdog.Batching.BY_SLOT
+                : builder.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
-                cluster, this.listener, this::lose, this.replicaAcknowledgement);
+                batching, this.listener, this::lose, this.replicaAcknowledgement);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
-                (builder.waitStrategy == WaitStrategy.POLLING) ? null
+                (builder.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
         long lingerNanos = TimeUnit.SECONDS.toNanos(10);
@@ -631,7 +638,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
-        private WaitStrategy waitStrategy = WaitStrategy.PUBSUB;
+        private @Nullable WaitStrategy waitStrategy;
+
+        private boolean shardingProxy;
 
         private LockListener listener = new LockListener() {
         };
@@ -727,11 +736,24 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         /**
          * How waiters learn that a lock held by another process was released: {@link WaitStrategy#PUBSUB} (the
-         * default) or {@link WaitStrategy#POLLING}.
+         * default) or {@link WaitStrategy#POLLING} (the default with {@link #shardingProxy(boolean)}).
          */
         public Builder waitStrategy(WaitStrategy waitStrategy) {
             requireNonNull(waitStrategy, "waitStrategy");
             this.waitStrategy = waitStrategy;
+            return this;
+        }
+
+        /**
+         * Whether Redis is reached through a sharding proxy such as Twemproxy, which sends each script to the shard of
+         * its first key and passes no pub/sub: waiters then poll ({@link WaitStrategy#POLLING}), each renewal script
+         * call covers the keys of one lock only, and {@link RedisLockService#verifyAccess()} opens no subscription.
+         * Every key of one lock shares a hash tag, so the proxy must hash by the tag ({@code hash_tag: "{}"}). Not
+         * with {@link #replicaAcknowledgements}, a {@link WaitStrategy#PUBSUB} wait strategy, or a Redis Cluster
+         * connection. Default false.
+         */
+        public Builder shardingProxy(boolean shardingProxy) {
+            this.shardingProxy = shardingProxy;
             return this;
         }
 
@@ -745,14 +767,30 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /**
          * Builds the service and starts its watchdog thread.
          *
-         * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease
+         * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease, or the
+         * settings contradict each other (see {@link #shardingProxy(boolean)})
          */
         public RedisLockService build() {
             if (this.renewalInterval != null && this.renewalInterval.compareTo(this.watchdogLease) >= 0) {
                 throw new IllegalArgumentException("renewalInterval (" + this.renewalInterval
                         + ") must be shorter than watchdogLease (" + this.watchdogLease + ")");
             }
+            if (this.shardingProxy && this.waitStrategy == WaitStrategy.PUBSUB) {
+                throw new IllegalArgumentException("waitStrategy PUBSUB does not work behind a sharding proxy, which "
+                        + "passes no pub/sub; use POLLING");
+            }
+            if (this.shardingProxy && this.replicaAcknowledgement != null) {
+                throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
+                        + "which passes no WAIT");
+            }
             return new RedisLockService(this);
+        }
+
+        private WaitStrategy waitStrategy() {
+            if (this.waitStrategy != null) {
+                return this.waitStrategy;
+            }
+            return this.shardingProxy ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
         }
 
         private static void requireNonNull(@Nullable Object value, String name) {

@@ -242,8 +242,8 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
         if (this.retryDelayNanos == 0) {
             logger.warn("Could not subscribe to release channel " + channel + ", so waiters poll Redis instead (with "
                     + "capped exponential backoff), and the subscription is tried again from " + RETRY_MIN_SECONDS
-                    + " s up to every " + RETRY_MAX_SECONDS + " s. Where Redis passes no pub/sub, choose the POLLING "
-                    + "wait strategy. Cause: " + failure);
+                    + " s up to every " + RETRY_MAX_SECONDS + " s. Behind a sharding proxy without pub/sub, such as "
+                    + "Twemproxy, set shardingProxy (distlock.sharding-proxy=true). Cause: " + failure);
             this.retryDelayNanos = TimeUnit.SECONDS.toNanos(RETRY_MIN_SECONDS);
         }
         else {

@@ -23,7 +23,7 @@ import dev.distlock.redis.ReleaseSubscriptions.Waiter;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
-/** The polling wait strategy, and the fallback to polling when subscribing fails. */
+/** The polling wait strategy, the fallback to polling when subscribing fails, and the sharding proxy settings. */
 @RedisTest
 class WaitStrategyTest {
 
@@ -104,7 +104,22 @@ class WaitStrategyTest {
     }
 
     @Test
-    void aWaitStrategyIsRequired() {
+    void aShardingProxyImpliesPollingAndRejectsWhatAProxyDoesNotPass() {
+        RedisLockService behindProxy = this.clients.service(b -> b.shardingProxy(true));
+        behindProxy.verifyAccess();
+        assertThat(this.redis.call("PUBSUB", "CHANNELS", "distlock:*")).isEmpty();
+        try (LockHandle lock = behindProxy.acquire("proxied")) {
+            assertThat(lock.isHeld()).isTrue();
+        }
+
+        assertThatThrownBy(() -> RedisLockService.builder(this.clients.template())
+            .shardingProxy(true)
+            .waitStrategy(WaitStrategy.PUBSUB)
+            .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("POLLING");
+        assertThatThrownBy(() -> RedisLockService.builder(this.clients.template())
+            .shardingProxy(true)
+            .replicaAcknowledgements(1, Duration.ofSeconds(1))
+            .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("WAIT");
         assertThatThrownBy(() -> RedisLockService.builder(this.clients.template()).waitStrategy(null))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitStrategy");
     }
