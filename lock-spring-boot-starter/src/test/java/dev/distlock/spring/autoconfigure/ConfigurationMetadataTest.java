@@ -26,7 +26,7 @@ class ConfigurationMetadataTest {
         assertThat(properties).containsOnlyKeys("distlock.enabled", "distlock.key-prefix",
                 "distlock.default-wait-time", "distlock.watchdog.lease", "distlock.watchdog.renewal-interval",
                 "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
-                "distlock.verify-access-on-startup");
+                "distlock.verify-access-on-startup", "distlock.wait-strategy", "distlock.sharding-proxy");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
@@ -35,6 +35,7 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.watchdog.lease"), "defaultValue")).isEqualTo("30s");
         assertThat(field(properties.get("distlock.token-retention"), "defaultValue")).isEqualTo("1h");
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
+        assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
     }
