@@ -25,8 +25,8 @@ final class AccessCheck {
     /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
     static String requiredAcl(String prefix) {
         return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hset +hsetnx +hdel +hincrby "
-                + "+hexists +pexpire +pttl +time +publish +subscribe +unsubscribe +get +set +del +exists +zadd "
-                + "+zrem +zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
+                + "+hexists +pexpire +pttl +time +publish +subscribe +unsubscribe +spublish +ssubscribe +sunsubscribe "
+                + "+get +set +del +exists +zadd +zrem +zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
     }
 
     /**

@@ -23,7 +23,7 @@ final class ExclusiveLock extends LockType {
     @Override
     long release(Hold hold, String holdId, String keepHeldMillis) {
         return this.context.scripts().release(lockHash(hold), hold.ownerToken, holdId, hold.releaseChannel,
-                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis);
+                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
     }
 
     @Override

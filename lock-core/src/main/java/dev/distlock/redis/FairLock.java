@@ -39,7 +39,7 @@ final class FairLock extends LockType {
     long release(Hold hold, String holdId, String keepHeldMillis) {
         return this.context.scripts()
             .run(this.release, keys(hold), hold.ownerToken, holdId, hold.releaseChannel,
-                    this.context.tokenRetentionMillis(), keepHeldMillis);
+                    this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
     }
 
     @Override
@@ -55,7 +55,7 @@ final class FairLock extends LockType {
 
     @Override
     boolean leave(Hold hold) {
-        this.context.scripts().run(this.leave, keys(hold), hold.ownerToken, hold.releaseChannel);
+        this.context.scripts().run(this.leave, keys(hold), hold.ownerToken, hold.releaseChannel, publishCommand());
         return false; // the next waiter is named in a message
     }
 

@@ -21,10 +21,10 @@ import dev.distlock.LockUnavailableException;
 
 /**
  * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
- * to {@value #BATCH_SIZE} locks of one type per script call, the type's renewal script (grouped by Redis Cluster
- * slot when the connection is a cluster). No
- * thread or timer per lock. A hold found deleted or taken is lost at once; one whose renewals keep failing is lost
- * when its lease deadline passes, and failed renewals are retried sooner than the period.
+ * to {@value #BATCH_SIZE} locks of one type per script call, the type's renewal script, grouped as {@link Batching}
+ * says (by Redis Cluster slot on a cluster, by lock behind a sharding proxy). No thread or timer per lock. A hold
+ * found deleted or taken is lost at once; one whose renewals keep failing is lost when its lease deadline passes,
+ * and failed renewals are retried sooner than the period.
  */
 final class LeaseWatchdog {
 
@@ -42,7 +42,7 @@ final class LeaseWatchdog {
 
     private final long retryDelayNanos;
 
-    private final boolean groupBySlot;
+    private final Batching batching;
 
     private final LockListener listener;
 
@@ -52,14 +52,14 @@ final class LeaseWatchdog {
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
     LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
-            boolean groupBySlot, LockListener listener, LeaseLoss leaseLoss,
+            Batching batching, LockListener listener, LeaseLoss leaseLoss,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.replicaAcknowledgement = replicaAcknowledgement;
         this.scheduler = scheduler;
         this.leaseNanos = leaseNanos;
         this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
         this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
-        this.groupBySlot = groupBySlot;
+        this.batching = batching;
         this.listener = listener;
         this.leaseLoss = leaseLoss;
         scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
@@ -95,12 +95,15 @@ final class LeaseWatchdog {
         }
     }
 
-    /** Batches of holds of one type (and one slot when grouping by slot), each renewed by one script call. */
+    /** Batches of holds of one type (and one slot or one key, see {@link Batching}), each one script call. */
     private List<List<Hold>> batches(Collection<Hold> holds) {
         Map<Object, List<Hold>> groups = new HashMap<>();
         for (Hold hold : holds) {
-            Object group = this.groupBySlot
-                    ? List.of(hold.type, ClusterSlotHashUtil.calculateSlot("{" + hold.key() + "}")) : hold.type;
+            Object group = switch (this.batching) {
+                case BY_TYPE -> hold.type;
+                case BY_SLOT -> List.of(hold.type, ClusterSlotHashUtil.calculateSlot("{" + hold.key() + "}"));
+                case BY_LOCK -> List.of(hold.type, hold.key());
+            };
             groups.computeIfAbsent(group, any -> new ArrayList<>()).add(hold);
         }
         List<List<Hold>> batches = new ArrayList<>();
@@ -184,6 +187,16 @@ final class LeaseWatchdog {
             logger.warn("Could not renew " + retry.size() + " lock lease(s); retrying: " + cause);
             this.scheduler.schedule(() -> renew(retry), this.retryDelayNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /** Which holds one renewal script call may cover: all of its keys must be on the server it goes to. */
+    enum Batching {
+        /** Any holds of one type: a single master. */
+        BY_TYPE,
+        /** Holds of one type in one Redis Cluster slot. */
+        BY_SLOT,
+        /** Holds of one type and one key (one hash tag): a proxy such as Twemproxy routes by the first key only. */
+        BY_LOCK
     }
 
     /** Where the watchdog reports a lost lease. */

@@ -71,13 +71,14 @@ final class LockScripts {
     }
 
     /**
-     * Runs release.lua with {@code keepHeldMillis} "0" to free the lock at once, or more to leave it held that long.
-     * Returns one of {@link #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
+     * Runs release.lua with {@code keepHeldMillis} "0" to free the lock at once, or more to leave it held that long,
+     * publishing a freed lock's message with {@code publishCommand}. Returns one of {@link #FREED},
+     * {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     long release(String lockHash, String ownerToken, String holdId, String channel, String message,
-            String retentionMillis, String keepHeldMillis) {
+            String retentionMillis, String keepHeldMillis, String publishCommand) {
         return run(this.release, List.of(lockHash), ownerToken, holdId, channel, message, retentionMillis,
-                keepHeldMillis);
+                keepHeldMillis, publishCommand);
     }
 
     /** Runs renew.lua over one batch of locks in one slot: returns, per lock, whether it was renewed. */

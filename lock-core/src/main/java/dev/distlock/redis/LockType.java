@@ -87,8 +87,13 @@ abstract class LockType {
         return this.context.keys().name(hold.key(), suffix);
     }
 
+    /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */
+    String publishCommand() {
+        return this.context.pubSub().publishCommand();
+    }
+
     /** What every lock type of one service needs. */
     record Context(LockKeys keys, LockScripts scripts, String clientId, String tokenRetentionMillis,
-            String waiterLeaseMillis) {
+            String waiterLeaseMillis, ShardedPubSub pubSub) {
     }
 }

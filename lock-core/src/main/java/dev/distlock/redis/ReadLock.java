@@ -49,7 +49,7 @@ final class ReadLock extends LockType {
     long release(Hold hold, String holdId, String keepHeldMillis) {
         return this.context.scripts()
             .run(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken, holdId, hold.releaseChannel,
-                    this.context.clientId(), RELEASED_READER_MILLIS, keepHeldMillis);
+                    this.context.clientId(), RELEASED_READER_MILLIS, keepHeldMillis, publishCommand());
     }
 
     @Override

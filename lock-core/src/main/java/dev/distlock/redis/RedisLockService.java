@@ -42,7 +42,13 @@ import dev.distlock.redis.ReleaseSubscriptions.Waiter;
  *
  * <p>A lock cycle costs two round trips: one script to acquire, one to release (which also publishes the release).
  * One daemon thread per service renews watchdog leases in batches and closes idle subscriptions; waiting threads
- * share one pub/sub connection. {@link #close()} stops both; locks still held then expire at the end of their lease.
+ * share one pub/sub connection, or poll ({@link WaitStrategy}). {@link #close()} stops both; locks still held then
+ * expire at the end of their lease.
+ *
+ * <p>It works on a standalone Redis, through Sentinel, and on a Redis Cluster (a Lettuce connection factory with a
+ * cluster configuration): every key of one lock is in one slot, renewals are batched per slot, and releases use
+ * sharded pub/sub when Redis 7 accepts it. Behind a sharding proxy such as Twemproxy, set
+ * {@link Builder#shardingProxy(boolean)}.
  *
  * <pre>{@code
  * RedisLockService locks = RedisLockService.builder(stringRedisTemplate).keyPrefix("orders").build();
@@ -101,8 +107,10 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.watchdogLeaseMillis = Long.toString(builder.watchdogLease.toMillis());
         this.clientId = HexFormat.of().formatHex(randomBytes(8));
         this.placeRefreshNanos = builder.waiterLease.toNanos() / 3;
+        ShardedPubSub sharded = new ShardedPubSub(builder.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
         this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis), this.clientId,
-                Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis())));
+                Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis()),
+                sharded));
         this.listener = builder.listener;
         this.replicaAcknowledgement = builder.replicaAcknowledgement;
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
@@ -119,9 +127,17 @@ public final class RedisLockService implements LockService, AutoCloseable {
             throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
                     + "(standalone or Sentinel), not with Redis Cluster");
         }
+        if (cluster && builder.shardingProxy) {
+            throw new IllegalArgumentException("shardingProxy is for a proxy in front of Redis, not for a Redis "
+                    + "Cluster connection");
+        }
+        LeaseWatchdog.Batching batching = cluster ? LeaseWatchdog.Batching.BY_SLOT
+                : builder.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
-                cluster, this.listener, this::lose, this.replicaAcknowledgement);
+                batching, this.listener, this::lose, this.replicaAcknowledgement);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
+                (builder.waitStrategy() == WaitStrategy.POLLING) ? null
+                        : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
         long lingerNanos = TimeUnit.SECONDS.toNanos(10);
         this.scheduler.scheduleWithFixedDelay(() -> this.subscriptions.sweepIdle(lingerNanos), lingerNanos,
@@ -243,7 +259,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     /**
      * Waits for a release: woken by the release message (or a local release), and by the holder's lease running out,
-     * which publishes nothing. Without a subscription it polls with capped exponential backoff and jitter.
+     * which publishes nothing. Without a subscription ({@link WaitStrategy#POLLING}, or while subscribing fails) it
+     * polls with capped exponential backoff and jitter.
      */
     private @Nullable RedisLockHandle waitFor(Acquisition acquisition, long start, long waitNanos) {
         LockType type = acquisition.type;
@@ -257,6 +274,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
                     throw new IllegalStateException(
                             "This LockService was closed while waiting for lock '" + acquisition.key + "'");
                 }
+                // before the attempt: a waiter that subscribes again now misses no release after the attempt
+                boolean subscribed = waiter.subscribed();
                 waiter.arm();
                 RedisLockHandle handle = acquisition.attempt();
                 if (handle != null) {
@@ -274,7 +293,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 if (type.keepsPlace()) {
                     pause = Math.min(pause, this.placeRefreshNanos); // try again before the place lapses
                 }
-                if (!waiter.subscribed()) {
+                if (!subscribed) {
                     pause = Math.min(pause, pollNanos / 2 + ThreadLocalRandom.current().nextLong(pollNanos / 2 + 1));
                     pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);
                 }
@@ -369,7 +388,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     /**
      * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
-     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription.
+     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription
+     * (not with {@link WaitStrategy#POLLING}, which needs none).
      * Call it at start-up so that a missing permission is reported then rather than at the first lock.
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission; the message names the ACL
@@ -618,6 +638,10 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
+        private @Nullable WaitStrategy waitStrategy;
+
+        private boolean shardingProxy;
+
         private LockListener listener = new LockListener() {
         };
 
@@ -710,6 +734,29 @@ public final class RedisLockService implements LockService, AutoCloseable {
             return this;
         }
 
+        /**
+         * How waiters learn that a lock held by another process was released: {@link WaitStrategy#PUBSUB} (the
+         * default) or {@link WaitStrategy#POLLING} (the default with {@link #shardingProxy(boolean)}).
+         */
+        public Builder waitStrategy(WaitStrategy waitStrategy) {
+            requireNonNull(waitStrategy, "waitStrategy");
+            this.waitStrategy = waitStrategy;
+            return this;
+        }
+
+        /**
+         * Whether Redis is reached through a sharding proxy such as Twemproxy, which sends each script to the shard of
+         * its first key and passes no pub/sub: waiters then poll ({@link WaitStrategy#POLLING}), each renewal script
+         * call covers the keys of one lock only, and {@link RedisLockService#verifyAccess()} opens no subscription.
+         * Every key of one lock shares a hash tag, so the proxy must hash by the tag ({@code hash_tag: "{}"}). Not
+         * with {@link #replicaAcknowledgements}, a {@link WaitStrategy#PUBSUB} wait strategy, or a Redis Cluster
+         * connection. Default false.
+         */
+        public Builder shardingProxy(boolean shardingProxy) {
+            this.shardingProxy = shardingProxy;
+            return this;
+        }
+
         /** Receives lock events; see {@link LockListener} for its threading rules. */
         public Builder listener(LockListener listener) {
             requireNonNull(listener, "listener");
@@ -720,14 +767,30 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /**
          * Builds the service and starts its watchdog thread.
          *
-         * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease
+         * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease, or the
+         * settings contradict each other (see {@link #shardingProxy(boolean)})
          */
         public RedisLockService build() {
             if (this.renewalInterval != null && this.renewalInterval.compareTo(this.watchdogLease) >= 0) {
                 throw new IllegalArgumentException("renewalInterval (" + this.renewalInterval
                         + ") must be shorter than watchdogLease (" + this.watchdogLease + ")");
             }
+            if (this.shardingProxy && this.waitStrategy == WaitStrategy.PUBSUB) {
+                throw new IllegalArgumentException("waitStrategy PUBSUB does not work behind a sharding proxy, which "
+                        + "passes no pub/sub; use POLLING");
+            }
+            if (this.shardingProxy && this.replicaAcknowledgement != null) {
+                throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
+                        + "which passes no WAIT");
+            }
             return new RedisLockService(this);
+        }
+
+        private WaitStrategy waitStrategy() {
+            if (this.waitStrategy != null) {
+                return this.waitStrategy;
+            }
+            return this.shardingProxy ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
         }
 
         private static void requireNonNull(@Nullable Object value, String name) {

@@ -1,20 +1,17 @@
 package dev.distlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -24,39 +21,59 @@ import reactor.core.Disposable;
 import dev.distlock.redis.LockType.WakeUp;
 
 /**
- * Wakes this process's waiters when a lock is released. All waiters share one pub/sub connection; a key's channel is
- * subscribed while some thread waits for it (and for a short linger after, so hot keys do not churn). A release
- * wakes one local waiter, every local waiter, or the one it names, as the lock type's {@link WakeUp} says. Releases
- * made by this process wake local waiters directly, without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every waiter checks again, since
- * releases published meanwhile were lost.
+ * Wakes this process's waiters when a lock is released. All waiters share one subscription connection (classic or
+ * sharded pub/sub, see {@link ChannelSubscriber}); a key's channel is subscribed while some thread waits for it (and
+ * for a short linger after, so hot keys do not churn). A release wakes one local waiter, every local waiter, or the
+ * one it names, as the lock type's {@link WakeUp} says. Releases made by this process wake local waiters directly,
+ * without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every
+ * waiter checks again, since releases published meanwhile were lost.
+ *
+ * <p>Without a subscription (the polling wait strategy, or while subscribing fails) waiters poll. A failed subscribe
+ * is not retried by every waiter: retries wait a back-off that doubles from {@value #RETRY_MIN_SECONDS} s up to
+ * {@value #RETRY_MAX_SECONDS} s, and only the first failure of a streak is logged as a warning.
  */
-final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
+final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
 
-    private final RedisConnectionFactory connectionFactory;
+    static final long RETRY_MIN_SECONDS = 1;
+
+    static final long RETRY_MAX_SECONDS = 30;
+
+    /** Opens the subscriber on first use; null for the polling wait strategy, which never subscribes. */
+    private final @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
 
     /** Subscribed for the connection's whole life, so that the subscription stays open between waits. */
-    private final byte[] anchorChannel;
+    private final String anchorChannel;
 
     /** This process's release message: its own releases were signalled locally already. */
-    private final byte[] ownMessage;
+    private final String ownMessage;
 
     private final ConcurrentHashMap<String, KeyWaiters> waitersByChannel = new ConcurrentHashMap<>();
 
-    /** Guards the connection and every subscribe and unsubscribe. Never taken by the message thread. */
+    /** Guards the subscriber and every subscribe and unsubscribe. Never taken by the message thread. */
     private final ReentrantLock subscriptionLock = new ReentrantLock();
 
-    private @Nullable RedisConnection connection; // guarded by subscriptionLock
+    private @Nullable ChannelSubscriber subscriber; // guarded by subscriptionLock
 
     private boolean closed; // guarded by subscriptionLock
 
+    /** No subscribe is tried before this {@link System#nanoTime()}: the back-off after a failure. */
+    private volatile long retryAtNanos = System.nanoTime();
+
+    private long retryDelayNanos; // guarded by subscriptionLock; 0 while subscribing works
+
     private final @Nullable Disposable reconnects;
 
-    ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String anchorChannel, String ownMessage) {
-        this.connectionFactory = connectionFactory;
-        this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
-        this.ownMessage = ownMessage.getBytes(StandardCharsets.UTF_8);
+    /**
+     * @param subscribers opens the subscriber on first use; null for waiters that only poll
+     */
+    ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
+            @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
+            String ownMessage) {
+        this.subscribers = subscribers;
+        this.anchorChannel = anchorChannel;
+        this.ownMessage = ownMessage;
         this.reconnects = watchReconnects(connectionFactory);
     }
 
@@ -85,9 +102,9 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                     newChannel -> new KeyWaiters(newChannel, wakeUp));
             if (waiters.join()) {
                 if (!waiters.subscribed) {
-                    subscribe(waiters);
+                    subscribe(waiters, false);
                 }
-                return new Waiter(waiters, name);
+                return new Waiter(this, waiters, name);
             }
             // closed by the sweeper between lookup and join: take the fresh one
         }
@@ -112,38 +129,62 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
     }
 
     @Override
-    public void onMessage(Message message, byte @Nullable [] pattern) {
-        KeyWaiters waiters = this.waitersByChannel.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+    public void message(String channel, String message) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
         if (waiters == null) {
             return;
         }
         if (waiters.wakeUp == WakeUp.NAMED) {
-            waiters.signalNamed(new String(message.getBody(), StandardCharsets.UTF_8));
+            waiters.signalNamed(message);
         }
-        else if (!Arrays.equals(message.getBody(), this.ownMessage)) { // own releases were signalled locally
+        else if (!message.equals(this.ownMessage)) { // own releases were signalled locally
             waiters.signalReleased();
         }
     }
 
-    private void subscribe(KeyWaiters waiters) {
-        byte[] channel = waiters.channel.getBytes(StandardCharsets.UTF_8);
-        this.subscriptionLock.lock();
-        try {
-            if (waiters.subscribed || this.closed) {
+    /** The waiters subscribe again (to the slot's new shard), and check the lock meanwhile. */
+    @Override
+    public void dropped(String channel) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
+        if (waiters != null && waiters.subscribed) {
+            waiters.subscribed = false;
+            waiters.signalEveryone();
+        }
+    }
+
+    /**
+     * Subscribes to the waiters' channel unless that is not worth trying now (polling, or backing off after a failed
+     * subscribe). On failure the waiters poll. {@code retry}: a waiter already polling tries again, only when no other
+     * thread is subscribing.
+     */
+    private void subscribe(KeyWaiters waiters, boolean retry) {
+        if (this.subscribers == null || System.nanoTime() - this.retryAtNanos < 0) {
+            return;
+        }
+        if (retry) {
+            if (!this.subscriptionLock.tryLock()) {
                 return;
             }
-            RedisConnection current = this.connection;
-            if (current != null && current.isSubscribed()) {
-                current.getSubscription().subscribe(channel);
+        }
+        else {
+            this.subscriptionLock.lock();
+        }
+        try {
+            if (waiters.subscribed || this.closed || System.nanoTime() - this.retryAtNanos < 0) {
+                return;
+            }
+            ChannelSubscriber current = this.subscriber;
+            if (current != null && current.isOpen()) {
+                current.subscribe(waiters.channel);
             }
             else {
-                connect(channel);
+                connect(waiters.channel);
             }
             waiters.subscribed = true;
+            subscribeWorked();
         }
         catch (RuntimeException ex) {
-            // Waiters fall back to polling; the next waiter tries to subscribe again.
-            logger.debug("Could not subscribe to " + waiters.channel + "; waiters poll instead", ex);
+            subscribeFailed(waiters.channel, ex);
         }
         finally {
             this.subscriptionLock.unlock();
@@ -152,15 +193,18 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
     /**
      * Opens the subscription now, so that an unreachable Redis or a missing SUBSCRIBE permission shows at once rather
-     * than as slower, polling waiters.
+     * than as slower, polling waiters. Does nothing for waiters that only poll.
      *
      * @throws RuntimeException the Redis client's error
      */
     void open() {
+        if (this.subscribers == null) {
+            return;
+        }
         this.subscriptionLock.lock();
         try {
-            RedisConnection current = this.connection;
-            if (!this.closed && (current == null || !current.isSubscribed())) {
+            ChannelSubscriber current = this.subscriber;
+            if (!this.closed && (current == null || !current.isOpen())) {
                 connect();
             }
         }
@@ -170,28 +214,43 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
     }
 
     /** Opens a first subscription, or replaces one that died, subscribing again to every channel waited on. */
-    private void connect(byte[]... newChannels) {
-        RedisConnection previous = this.connection;
-        if (previous != null) {
-            previous.close();
-            this.connection = null;
+    private void connect(String... newChannels) {
+        ChannelSubscriber current = this.subscriber;
+        if (current == null) {
+            current = this.subscribers.apply(this);
+            this.subscriber = current;
         }
-        List<byte[]> channels = new ArrayList<>(List.of(newChannels));
+        List<String> channels = new ArrayList<>(List.of(newChannels));
         channels.add(this.anchorChannel);
         for (KeyWaiters other : this.waitersByChannel.values()) {
             if (other.subscribed) {
-                channels.add(other.channel.getBytes(StandardCharsets.UTF_8));
+                channels.add(other.channel);
             }
         }
-        RedisConnection fresh = this.connectionFactory.getConnection();
-        try {
-            fresh.subscribe(this, channels.toArray(new byte[0][]));
+        current.connect(channels);
+    }
+
+    private void subscribeWorked() {
+        if (this.retryDelayNanos > 0) {
+            logger.info("The release subscription works again; waiters are woken by releases instead of polling");
+            this.retryDelayNanos = 0;
         }
-        catch (RuntimeException ex) {
-            fresh.close();
-            throw ex;
+    }
+
+    private void subscribeFailed(String channel, RuntimeException failure) {
+        long max = TimeUnit.SECONDS.toNanos(RETRY_MAX_SECONDS);
+        if (this.retryDelayNanos == 0) {
+            logger.warn("Could not subscribe to release channel " + channel + ", so waiters poll Redis instead (with "
+                    + "capped exponential backoff), and the subscription is tried again from " + RETRY_MIN_SECONDS
+                    + " s up to every " + RETRY_MAX_SECONDS + " s. Behind a sharding proxy without pub/sub, such as "
+                    + "Twemproxy, set shardingProxy (distlock.sharding-proxy=true). Cause: " + failure);
+            this.retryDelayNanos = TimeUnit.SECONDS.toNanos(RETRY_MIN_SECONDS);
         }
-        this.connection = fresh;
+        else {
+            logger.debug("Could not subscribe to release channel " + channel + "; waiters keep polling", failure);
+            this.retryDelayNanos = Math.min(this.retryDelayNanos * 2, max);
+        }
+        this.retryAtNanos = System.nanoTime() + this.retryDelayNanos;
     }
 
     /** Unsubscribes from channels nobody has waited on for {@code lingerNanos}. */
@@ -207,9 +266,9 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
                     continue;
                 }
                 this.waitersByChannel.remove(waiters.channel, waiters);
-                RedisConnection current = this.connection;
-                if (waiters.subscribed && current != null && current.isSubscribed()) {
-                    current.getSubscription().unsubscribe(waiters.channel.getBytes(StandardCharsets.UTF_8));
+                ChannelSubscriber current = this.subscriber;
+                if (waiters.subscribed && current != null && current.isOpen()) {
+                    current.unsubscribe(waiters.channel);
                 }
             }
             catch (RuntimeException ex) {
@@ -229,9 +288,8 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
         this.subscriptionLock.lock();
         try {
             this.closed = true;
-            if (this.connection != null) {
-                this.connection.close();
-                this.connection = null;
+            if (this.subscriber != null) {
+                this.subscriber.close();
             }
         }
         catch (RuntimeException ex) {
@@ -378,12 +436,22 @@ final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
 
         boolean queued; // guarded by waiters
 
-        Waiter(KeyWaiters waiters, String name) {
+        private final ReleaseSubscriptions subscriptions;
+
+        Waiter(ReleaseSubscriptions subscriptions, KeyWaiters waiters, String name) {
+            this.subscriptions = subscriptions;
             this.waiters = waiters;
             this.name = name;
         }
 
+        /**
+         * Whether a release message will wake this waiter; if not, tries to subscribe once more, unless that is not
+         * worth trying now.
+         */
         boolean subscribed() {
+            if (!this.waiters.subscribed) {
+                this.subscriptions.subscribe(this.waiters, true);
+            }
             return this.waiters.subscribed;
         }
 

@@ -39,7 +39,7 @@ final class WriteLock extends LockType {
     @Override
     long release(Hold hold, String holdId, String keepHeldMillis) {
         return this.context.scripts().release(writer(hold), hold.ownerToken, holdId, hold.releaseChannel,
-                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis);
+                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
     }
 
     @Override
@@ -57,7 +57,7 @@ final class WriteLock extends LockType {
     boolean leave(Hold hold) {
         return this.context.scripts()
             .run(this.withdraw, List.of(name(hold, "rw:intent"), writer(hold)), hold.ownerToken,
-                    hold.releaseChannel, this.context.clientId()) == 1;
+                    hold.releaseChannel, this.context.clientId(), publishCommand()) == 1;
     }
 
     @Override

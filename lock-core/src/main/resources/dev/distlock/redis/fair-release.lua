@@ -3,6 +3,7 @@
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] release channel
 -- ARGV[4]  how long to keep the last fencing token once the lock is free, in milliseconds
 -- ARGV[5]  0 to free the lock now; otherwise keep it held, unrenewed, for this many more milliseconds
+-- ARGV[6]  the publish command (see release.lua)
 -- Returns what release.lua returns.
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if owner ~= ARGV[1] then
@@ -35,6 +36,6 @@ for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMillis)) d
 end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if first then
-  redis.call('PUBLISH', ARGV[3], first)
+  redis.call(ARGV[6], ARGV[3], first)
 end
 return 1

@@ -4,6 +4,7 @@
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] release channel; ARGV[4] release message
 -- ARGV[5]  how long a released reader's hash stays to recognise a retried call, in ms
 -- ARGV[6]  0 to end the read now; otherwise keep it, unrenewed, for this many more ms
+-- ARGV[7]  the publish command (see release.lua)
 -- Returns 1 when the lock was freed by its last reader (or left to expire), 3 when this owner stopped reading but
 -- other readers remain, 2 when other holds of the owner remain, 0 when this hold was released before (a retried
 -- call), -2 when the reader's lease had run out.
@@ -38,5 +39,5 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 if redis.call('ZCARD', KEYS[1]) > 0 then
   return 3
 end
-redis.call('PUBLISH', ARGV[3], ARGV[4])
+redis.call(ARGV[7], ARGV[3], ARGV[4])
 return 1

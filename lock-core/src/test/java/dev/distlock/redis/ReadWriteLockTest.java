@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
@@ -257,8 +258,9 @@ class ReadWriteLockTest {
 
     @Test
     void aRetriedReadReleaseDoesNotCountTwice() {
-        ReadLock type = new ReadLock(new LockType.Context(new LockKeys("distlock"),
-                new LockScripts(this.clients.template()), "test", "60000", "1000"));
+        StringRedisTemplate template = this.clients.template();
+        ReadLock type = new ReadLock(new LockType.Context(new LockKeys("distlock"), new LockScripts(template), "test",
+                "60000", "1000", new ShardedPubSub(template, "distlock:{probe}:released")));
         Hold hold = new Hold(new Hold.HoldKey("owner", "retry", LockMode.READ), type, type.releaseChannel("retry"),
                 "owner-a");
         assertThat(type.acquire(hold, "1", "10000", false)).isPositive();

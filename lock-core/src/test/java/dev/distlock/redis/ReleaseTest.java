@@ -100,7 +100,7 @@ class ReleaseTest {
     }
 
     private static long release(LockScripts scripts, String hash, String owner, String holdId) {
-        return scripts.release(hash, owner, holdId, "distlock:{x}:released", "test", "60000", "0");
+        return scripts.release(hash, owner, holdId, "distlock:{x}:released", "test", "60000", "0", "PUBLISH");
     }
 
     @Test

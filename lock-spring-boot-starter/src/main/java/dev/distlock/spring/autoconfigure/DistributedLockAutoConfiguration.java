@@ -37,7 +37,11 @@ public final class DistributedLockAutoConfiguration {
             .keyPrefix(properties.getKeyPrefix())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
-            .tokenRetention(properties.getTokenRetention());
+            .tokenRetention(properties.getTokenRetention())
+            .shardingProxy(properties.isShardingProxy());
+        if (properties.getWaitStrategy() != null) {
+            builder.waitStrategy(properties.getWaitStrategy());
+        }
         if (properties.getReplicaAcknowledgements().getReplicas() > 0) {
             builder.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
                     properties.getReplicaAcknowledgements().getTimeout());

@@ -10,6 +10,7 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 import dev.distlock.LockOptions;
+import dev.distlock.redis.WaitStrategy;
 import dev.distlock.spring.OnNotAcquired;
 
 /**
@@ -42,6 +43,20 @@ public class DistributedLockProperties implements Validator {
      * missing permission then stops startup. An unreachable Redis is only logged.
      */
     private boolean verifyAccessOnStartup = true;
+
+    /**
+     * How waiters learn that another process released a lock: PUBSUB (release messages; sharded pub/sub on a Redis
+     * Cluster of Redis 7) or POLLING (capped exponential backoff, no pub/sub needed). Unset means PUBSUB, or POLLING
+     * with distlock.sharding-proxy.
+     */
+    private @Nullable WaitStrategy waitStrategy;
+
+    /**
+     * Whether Redis is reached through a sharding proxy such as Twemproxy, which routes each command by its first
+     * key and passes no pub/sub: waiters poll, renewals send one lock per script call, and the startup check opens no
+     * subscription.
+     */
+    private boolean shardingProxy;
 
     private final Watchdog watchdog = new Watchdog();
 
@@ -97,6 +112,22 @@ public class DistributedLockProperties implements Validator {
         this.verifyAccessOnStartup = verifyAccessOnStartup;
     }
 
+    public @Nullable WaitStrategy getWaitStrategy() {
+        return this.waitStrategy;
+    }
+
+    public void setWaitStrategy(@Nullable WaitStrategy waitStrategy) {
+        this.waitStrategy = waitStrategy;
+    }
+
+    public boolean isShardingProxy() {
+        return this.shardingProxy;
+    }
+
+    public void setShardingProxy(boolean shardingProxy) {
+        this.shardingProxy = shardingProxy;
+    }
+
     public Watchdog getWatchdog() {
         return this.watchdog;
     }
@@ -137,6 +168,10 @@ public class DistributedLockProperties implements Validator {
         }
         if (properties.getOnNotAcquired() == null) {
             reject(errors, "onNotAcquired", "must be THROW or SKIP");
+        }
+        if (properties.isShardingProxy() && properties.getWaitStrategy() == WaitStrategy.PUBSUB) {
+            reject(errors, "waitStrategy", "must be POLLING (or unset) with distlock.sharding-proxy=true, since a "
+                    + "sharding proxy passes no pub/sub");
         }
         properties.getWatchdog().validate(errors);
         properties.getReplicaAcknowledgements().validate(errors);

@@ -28,7 +28,8 @@ class ConfigurationMetadataTest {
                 "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
                 "distlock.verify-access-on-startup", "distlock.replica-acknowledgements.replicas",
                 "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
-                "distlock.quorum.username", "distlock.quorum.password");
+                "distlock.quorum.username", "distlock.quorum.password", "distlock.wait-strategy",
+                "distlock.sharding-proxy");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
@@ -38,6 +39,7 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.token-retention"), "defaultValue")).isEqualTo("1h");
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
         assertThat(field(properties.get("distlock.quorum.node-timeout"), "defaultValue")).isEqualTo("200ms");
+        assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
     }
