@@ -213,7 +213,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
             }
         }
         catch (LockException ex) {
-            Listeners.call(() -> this.listener.acquireFailed(key, since(start), ex));
+            Listeners.call(() -> this.listener.acquireFailed(key, acquisition.name, since(start), ex));
             throw ex;
         }
         finally {
@@ -223,7 +223,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
         Duration waited = since(start);
         if (handle == null) {
-            Listeners.call(() -> this.listener.notAcquired(key, waited));
+            Listeners.call(() -> this.listener.notAcquired(key, acquisition.name, waited));
             if (once) {
                 return null;
             }
@@ -422,6 +422,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         final String key;
 
+        /** The lock's name for listeners and metrics. */
+        final String name;
+
         final LockType type;
 
         final HoldKey holdKey;
@@ -443,6 +446,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         Acquisition(String key, LockOptions options, boolean waiting) {
             this.key = key;
+            this.name = options.nameFor(key);
             this.type = RedisLockService.this.types.get(options.mode());
             this.waiting = waiting;
             Object owner = options.owner();
@@ -534,7 +538,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
             if (this.watchdog) {
                 RedisLockService.this.watchdog.watch(hold);
             }
-            RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, reply, sentNanos);
+            RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, this.name, reply,
+                    sentNanos);
             if (hold.firstHandle == null) {
                 hold.firstHandle = handle;
             }
