@@ -43,11 +43,11 @@ public class StatusController {
                 .append("</td><td>").append(level.oversold()).append("</td></tr>");
         }
         html.append("</table><h2>Recent lock activity</h2><table><tr><th>time</th><th>event</th><th>key</th>")
-            .append("<th>detail</th></tr>");
+            .append("<th>name</th><th>detail</th></tr>");
         for (LockActivity.Event event : this.activity.recent()) {
             html.append("<tr><td>").append(event.at()).append("</td><td>").append(escape(event.what()))
-                .append("</td><td>").append(escape(event.key())).append("</td><td>")
-                .append(escape(event.detail())).append("</td></tr>");
+                .append("</td><td>").append(escape(event.key())).append("</td><td>").append(escape(event.name()))
+                .append("</td><td>").append(escape(event.detail())).append("</td></tr>");
         }
         html.append("</table><h2>Try it</h2><ul>")
             .append("<li>Buy under the lock: <code>curl -X POST localhost:PORT/sales/tshirt/purchase</code></li>")
