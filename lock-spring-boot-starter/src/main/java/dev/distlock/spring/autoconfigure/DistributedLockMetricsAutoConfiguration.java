@@ -14,7 +14,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.context.annotation.Bean;
 
 import dev.distlock.redis.RedisLockService;
-import dev.distlock.spring.metrics.LockMetrics;
+import dev.distlock.spring.micrometer.LockMetrics;
 
 /**
  * Records lock metrics (see {@link LockMetrics}) when Micrometer is on the class path and the application has a

@@ -1,4 +1,4 @@
-package dev.distlock.spring.metrics;
+package dev.distlock.spring.micrometer;
 
 import java.time.Duration;
 
@@ -11,9 +11,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockInterruptedException;
 import dev.distlock.LockListener;
-import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.RedisLockService;
 
 /**
@@ -68,17 +66,17 @@ public final class LockMetrics implements LockListener {
 
     @Override
     public void acquired(LockHandle lock, Duration waited) {
-        attempt(lock.name(), "acquired", waited);
+        attempt(lock.name(), LockOutcome.ACQUIRED, waited);
     }
 
     @Override
     public void notAcquired(String key, String name, Duration waited) {
-        attempt(name, "timed_out", waited);
+        attempt(name, LockOutcome.TIMED_OUT, waited);
     }
 
     @Override
     public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-        attempt(name, outcome(reason), waited);
+        attempt(name, LockOutcome.of(reason), waited);
     }
 
     @Override
@@ -109,17 +107,17 @@ public final class LockMetrics implements LockListener {
             .increment();
     }
 
-    private void attempt(String name, String outcome, Duration waited) {
+    private void attempt(String name, LockOutcome outcome, Duration waited) {
         Counter.builder(ACQUIRE_ATTEMPTS)
             .description("Lock acquire attempts")
             .tag("name", name)
-            .tag("outcome", outcome)
+            .tag("outcome", outcome.tagValue())
             .register(this.registry)
             .increment();
         Timer.builder(ACQUIRE_WAIT)
             .description("Time spent acquiring locks")
             .tag("name", name)
-            .tag("outcome", outcome)
+            .tag("outcome", outcome.tagValue())
             .register(this.registry)
             .record(waited);
     }
@@ -129,15 +127,5 @@ public final class LockMetrics implements LockListener {
             .description("Lease renewals by the watchdog")
             .tag("outcome", outcome)
             .register(this.registry);
-    }
-
-    private static String outcome(LockException reason) {
-        if (reason instanceof LockUnavailableException) {
-            return "redis_error";
-        }
-        if (reason instanceof LockInterruptedException) {
-            return "interrupted";
-        }
-        return "failed";
     }
 }

@@ -1,4 +1,4 @@
-package dev.distlock.spring.metrics;
+package dev.distlock.spring.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
