@@ -26,7 +26,8 @@ class ConfigurationMetadataTest {
         assertThat(properties).containsOnlyKeys("distlock.enabled", "distlock.key-prefix",
                 "distlock.default-wait-time", "distlock.watchdog.lease", "distlock.watchdog.renewal-interval",
                 "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
-                "distlock.verify-access-on-startup");
+                "distlock.verify-access-on-startup", "management.health.distlock.enabled",
+                "management.endpoint.locks.access", "management.endpoint.locks.cache.time-to-live");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
@@ -37,6 +38,9 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
+        assertThat(field(properties.get("management.health.distlock.enabled"), "defaultValue")).isEqualTo("true");
+        assertThat(field(properties.get("management.endpoint.locks.access"), "defaultValue"))
+            .isEqualTo("unrestricted");
     }
 
     /** Each property's JSON object by name (the entries hold no nested objects). */
