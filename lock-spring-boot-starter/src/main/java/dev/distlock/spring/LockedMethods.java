@@ -196,7 +196,7 @@ final class LockedMethods {
         return ClassUtils.getShortName(ClassUtils.getUserClass(targetClass)) + "." + method.getName();
     }
 
-        /** Parses a duration attribute after resolving placeholders; null when empty. */
+    /** Parses a duration attribute after resolving placeholders; null when empty. */
     private @Nullable Duration duration(String attribute, String text) {
         if (text.isEmpty()) {
             return null;
