@@ -82,12 +82,12 @@ public final class LockOptions {
      */
     public LockOptions withLeaseTime(Duration leaseTime) {
         requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.toMillis() < 1) {
-            throw new IllegalArgumentException("leaseTime must be at least 1ms, but was " + leaseTime);
-        }
-        if (leaseTime.compareTo(MAX_LEASE_TIME) > 0) {
+        if (leaseTime.compareTo(MAX_LEASE_TIME) > 0) { // before toMillis(), which overflows for huge durations
             throw new IllegalArgumentException(
                     "leaseTime must be at most " + MAX_LEASE_TIME.toDays() + " days, but was " + leaseTime);
+        }
+        if (leaseTime.toMillis() < 1) {
+            throw new IllegalArgumentException("leaseTime must be at least 1ms, but was " + leaseTime);
         }
         return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner, this.name);
     }

@@ -7,6 +7,10 @@ package dev.distlock;
  */
 public class LockUnavailableException extends LockException {
 
+    public LockUnavailableException(String key, String message) {
+        super(key, message, null);
+    }
+
     public LockUnavailableException(String key, String message, Throwable cause) {
         super(key, message, cause);
     }

@@ -12,10 +12,12 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockListener;
+import dev.distlock.LockUnavailableException;
 
 /**
  * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
@@ -48,8 +50,13 @@ final class LeaseWatchdog {
 
     private final LeaseLoss leaseLoss;
 
+    /** When set, a renewal moves the deadline only once enough replicas acknowledged it. */
+    private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
     LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
-            boolean groupBySlot, LockListener listener, LeaseLoss leaseLoss) {
+            boolean groupBySlot, LockListener listener, LeaseLoss leaseLoss,
+            @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
+        this.replicaAcknowledgement = replicaAcknowledgement;
         this.scheduler = scheduler;
         this.leaseNanos = leaseNanos;
         this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
@@ -147,6 +154,16 @@ final class LeaseWatchdog {
         catch (RuntimeException ex) {
             renewalFailed(batch, sentNanos, ex);
             return;
+        }
+        ReplicaAcknowledgement acknowledgement = this.replicaAcknowledgement;
+        if (acknowledgement != null) {
+            long acknowledged = acknowledgement.await(batch.get(0).type.context.scripts());
+            if (acknowledged < acknowledgement.replicas()) {
+                renewalFailed(batch, sentNanos, new LockUnavailableException(batch.get(0).key(),
+                        "A renewal of " + batch.size() + " lease(s) was applied on the master but "
+                                + acknowledgement.shortfall(acknowledged)));
+                return;
+            }
         }
         int count = 0;
         for (int i = 0; i < renewed.length; i++) {

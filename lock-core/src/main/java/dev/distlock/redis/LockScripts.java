@@ -1,15 +1,23 @@
 package dev.distlock.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+
 /**
- * The lock's Lua scripts, one per operation, loaded once from the classpath ({@code dev/distlock/redis/*.lua}) and run
+ * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/*.lua}) and run
  * with EVALSHA through the template, which falls back to EVAL (reloading the script) when Redis answers NOSCRIPT after
  * a {@code SCRIPT FLUSH} or a restart.
  */
@@ -43,11 +51,15 @@ final class LockScripts {
     }
 
     static <T> RedisScript<T> load(String name, Class<T> resultType) {
-        DefaultRedisScript<T> script = new DefaultRedisScript<>();
-        script.setLocation(new ClassPathResource("dev/distlock/redis/" + name));
-        script.setResultType(resultType);
-        script.getSha1(); // reads the file now, so a missing script fails at start-up
-        return script;
+        // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
+        // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
+        ClassPathResource resource = new ClassPathResource("dev/distlock/redis/" + name);
+        try {
+            return new DefaultRedisScript<>(resource.getContentAsString(StandardCharsets.UTF_8), resultType);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not read the lock script " + resource, ex);
+        }
     }
 
     /**
@@ -102,5 +114,22 @@ final class LockScripts {
     /** Deletes keys of one lock (one slot) with a plain DEL. */
     void delete(List<String> keys) {
         this.redis.delete(keys);
+    }
+
+    /**
+     * Runs {@code WAIT} on the shared connection, after the writes this client sent on it: how many replicas
+     * acknowledged them within the timeout. Other commands on the shared connection wait behind it meanwhile. Needs
+     * Lettuce.
+     */
+    long waitForReplicas(int replicas, long timeoutMillis) {
+        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> {
+            if (!(connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("Replica acknowledgements need a Lettuce connection");
+            }
+            // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
+            return LettuceFutures.awaitOrCancel(commands.waitForReplication(replicas, timeoutMillis),
+                    timeoutMillis + 1000, TimeUnit.MILLISECONDS);
+        });
+        return (acknowledged != null) ? acknowledged : 0;
     }
 }

@@ -98,6 +98,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private final ReleaseSubscriptions subscriptions;
 
+    private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
     private volatile boolean closed;
 
     private RedisLockService(Builder builder) {
@@ -111,6 +113,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis())));
         this.listener = builder.listener;
         this.redis = builder.redis;
+        this.replicaAcknowledgement = builder.replicaAcknowledgement;
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "distlock-watchdog-" + threadCount.incrementAndGet());
             thread.setDaemon(true);
@@ -121,8 +124,12 @@ public final class RedisLockService implements LockService, AutoCloseable {
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         Duration interval = (builder.renewalInterval != null) ? builder.renewalInterval
                 : builder.watchdogLease.dividedBy(3);
+        if (cluster && this.replicaAcknowledgement != null) {
+            throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
+                    + "(standalone or Sentinel), not with Redis Cluster");
+        }
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
-                cluster, this.listener, this::lose);
+                cluster, this.listener, this::lose, this.replicaAcknowledgement);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 this.keys.prefix() + ":client:" + this.clientId, this.clientId);
         long lingerNanos = TimeUnit.SECONDS.toNanos(10);
@@ -589,6 +596,13 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 }
                 return null;
             }
+            ReplicaAcknowledgement acknowledgement = RedisLockService.this.replicaAcknowledgement;
+            if (acknowledgement != null) {
+                long acknowledged = acknowledgement.await(this.type.context.scripts());
+                if (acknowledged < acknowledgement.replicas()) {
+                    throw notReplicated(hold, holdId, reentrant, acknowledgement.shortfall(acknowledged));
+                }
+            }
             hold.extendDeadline(sentNanos, this.leaseNanos);
             RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, this.name, reply,
                     sentNanos);
@@ -604,6 +618,23 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 RedisLockService.this.watchdog.watch(hold);
             }
             return handle;
+        }
+
+        /** Too few replicas confirmed a grant: undo it, since a failover could hand the lock to someone else. */
+        private LockUnavailableException notReplicated(Hold hold, String holdId, boolean reentrant, String shortfall) {
+            LockUnavailableException failure = new LockUnavailableException(this.key,
+                    "Lock '" + this.key + "' was granted but " + shortfall + "; the acquisition was undone");
+            try {
+                this.type.release(hold, holdId, "0");
+            }
+            catch (DataAccessException undoFailure) {
+                failure.addSuppressed(undoFailure);
+            }
+            if (reentrant && hold.close()) {
+                forget(hold);
+            }
+            logger.warn(failure.getMessage());
+            return failure;
         }
 
         /**
@@ -650,6 +681,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private Duration waiterLease = Duration.ofSeconds(6);
 
+        private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
         private LockListener listener = new LockListener() {
         };
 
@@ -679,7 +712,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
          */
         public Builder watchdogLease(Duration watchdogLease) {
             requireNonNull(watchdogLease, "watchdogLease");
-            if (watchdogLease.toMillis() < 1 || watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            if (watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || watchdogLease.toMillis() < 1) {
                 throw new IllegalArgumentException("watchdogLease must be between 1ms and "
                         + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + watchdogLease);
             }
@@ -690,7 +723,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /** How often the watchdog renews leases; shorter than the lease. Default a third of the watchdog lease. */
         public Builder renewalInterval(Duration renewalInterval) {
             requireNonNull(renewalInterval, "renewalInterval");
-            if (renewalInterval.toMillis() < 1) {
+            if (renewalInterval.compareTo(Duration.ofMillis(1)) < 0) { // also rejects negatives, without overflow
                 throw new IllegalArgumentException("renewalInterval must be at least 1ms, but was " + renewalInterval);
             }
             this.renewalInterval = renewalInterval;
@@ -699,12 +732,14 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         /**
          * How long a freed lock keeps its last fencing token, so that tokens keep increasing even if Redis's clock
-         * steps back by less than this. Default one hour.
+         * steps back by less than this. Default one hour; at most 7 days.
          */
         public Builder tokenRetention(Duration tokenRetention) {
             requireNonNull(tokenRetention, "tokenRetention");
-            if (tokenRetention.toMillis() < 1000) {
-                throw new IllegalArgumentException("tokenRetention must be at least 1s, but was " + tokenRetention);
+            if (tokenRetention.compareTo(Duration.ofSeconds(1)) < 0
+                    || tokenRetention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException("tokenRetention must be between 1s and "
+                        + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + tokenRetention);
             }
             this.tokenRetention = tokenRetention;
             return this;
@@ -718,11 +753,25 @@ public final class RedisLockService implements LockService, AutoCloseable {
          */
         public Builder waiterLease(Duration waiterLease) {
             requireNonNull(waiterLease, "waiterLease");
-            if (waiterLease.toMillis() < 100 || waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            if (waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || waiterLease.toMillis() < 100) {
                 throw new IllegalArgumentException("waiterLease must be between 100ms and "
                         + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
             }
             this.waiterLease = waiterLease;
+            return this;
+        }
+
+        /**
+         * After every grant and every renewal, waits until {@code replicas} replicas acknowledged the write (Redis
+         * {@code WAIT}), at most {@code timeout}. A grant too few replicas confirm is undone and fails with
+         * {@link LockUnavailableException}; a renewal too few confirm is reported as a failed renewal and does not move
+         * the lease deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a
+         * Sentinel failover to a replica that acknowledged it, at the price of a replication round trip per grant and
+         * renewal; while it waits, other commands on the shared connection wait behind it, so keep {@code timeout}
+         * short and below the client's command timeout. Off by default; not available with Redis Cluster.
+         */
+        public Builder replicaAcknowledgements(int replicas, Duration timeout) {
+            this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
             return this;
         }
 

@@ -5,12 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.SentinelTopology;
 
 /** Redis clients and lock services for one test or one client process; closes all it made. */
 final class Clients implements AutoCloseable {
@@ -29,7 +33,16 @@ final class Clients implements AutoCloseable {
         return template(server, Duration.ofSeconds(2));
     }
 
-    private StringRedisTemplate template(RedisStandaloneConfiguration server, Duration commandTimeout) {
+    /** A client of the master that the Sentinels of {@code topology} name, following it through a failover. */
+    StringRedisTemplate template(SentinelTopology topology, Duration commandTimeout) {
+        RedisSentinelConfiguration sentinels = new RedisSentinelConfiguration().master(topology.masterName());
+        for (RedisNode sentinel : topology.sentinels()) {
+            sentinels.sentinel("127.0.0.1", sentinel.port());
+        }
+        return template(sentinels, commandTimeout);
+    }
+
+    private StringRedisTemplate template(RedisConfiguration server, Duration commandTimeout) {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(server,
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
         factory.afterPropertiesSet();

@@ -128,6 +128,7 @@ final class BinaryRedisNode extends AbstractRedisNode {
     }
 
     private void launch() {
+        writeSentinelConfig();
         Process started;
         try {
             ProcessBuilder builder = new ProcessBuilder(command())
@@ -146,7 +147,8 @@ final class BinaryRedisNode extends AbstractRedisNode {
         process = started;
         paused = false;
         if (awaitAnswer(started::isAlive)) {
-            LOG.debug("redis-server {} pid {} is up on port {}", RedisBinary.VERSION, started.pid(), port());
+            LOG.debug("redis-server {} pid {} is up on port {}{}", RedisBinary.VERSION, started.pid(), port(),
+                    config.sentinelConfig() != null ? " as a Sentinel" : "");
             return;
         }
         boolean exited = !started.isAlive();
@@ -163,11 +165,33 @@ final class BinaryRedisNode extends AbstractRedisNode {
 
     private List<String> command() {
         Path executable = (config.executable() != null) ? config.executable() : RedisBinary.executable();
-        List<String> command = new ArrayList<>(List.of(executable.toString(),
-                "--port", Integer.toString(port()), "--bind", host(), "--dir", dir.toString()));
+        List<String> command = new ArrayList<>(List.of(executable.toString()));
+        if (config.sentinelConfig() != null) {
+            command.add(sentinelConfigFile().toString());
+        }
+        command.addAll(List.of("--port", Integer.toString(port()), "--bind", host(), "--dir", dir.toString()));
         command.addAll(COMMON_ARGUMENTS);
         command.addAll(config.arguments());
+        if (config.sentinelConfig() != null) {
+            command.add("--sentinel");
+        }
         return command;
+    }
+
+    /** A Sentinel's config file is written once: Sentinel rewrites it, and a restarted Sentinel resumes from it. */
+    private void writeSentinelConfig() {
+        Path file = sentinelConfigFile();
+        if (config.sentinelConfig() != null && !Files.exists(file)) {
+            try {
+                Files.writeString(file, config.sentinelConfig());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + file, e);
+            }
+        }
+    }
+
+    private Path sentinelConfigFile() {
+        return dir.resolve("sentinel.conf");
     }
 
     private void awaitExit() {

@@ -7,6 +7,9 @@ final class Launcher {
     }
 
     static RedisNode launch(RedisNodeConfig config) {
+        if (config.sentinelConfig() != null) {
+            return BinaryRedisNode.start(config);
+        }
         RedisBackend backend = config.backend().orElseGet(RedisBackend::configured).resolve();
         return backend == RedisBackend.CONTAINER ? ContainerRedisNode.start(config) : BinaryRedisNode.start(config);
     }

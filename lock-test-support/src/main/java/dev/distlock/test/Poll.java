@@ -13,6 +13,14 @@ final class Poll {
 
     /** Polls {@code condition} until it holds or {@code timeout} passes; returns whether it held. */
     static boolean until(Duration timeout, BooleanSupplier condition) {
+        return until(timeout, Duration.ofMillis(INTERVAL_MILLIS), condition);
+    }
+
+    /**
+     * Like {@link #until(Duration, BooleanSupplier)}, pausing {@code interval} between checks: for conditions that
+     * cost several Redis calls each, such as the state of a whole topology.
+     */
+    static boolean until(Duration timeout, Duration interval, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (condition.getAsBoolean()) {
@@ -21,14 +29,18 @@ final class Poll {
             if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
-            pause();
+            sleep(interval.toMillis());
         }
     }
 
     /** Sleeps one polling interval, restoring the interrupt flag and failing if interrupted. */
     static void pause() {
+        sleep(INTERVAL_MILLIS);
+    }
+
+    private static void sleep(long millis) {
         try {
-            Thread.sleep(INTERVAL_MILLIS);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting", e);

@@ -22,7 +22,7 @@ import java.util.Optional;
 public final class RedisNodeConfig {
 
     private static final RedisNodeConfig DEFAULTS = new RedisNodeConfig(
-            List.of(), null, null, null, Duration.ofSeconds(5), Duration.ofSeconds(15), null, Map.of());
+            List.of(), null, null, null, Duration.ofSeconds(5), Duration.ofSeconds(15), null, Map.of(), null);
 
     private final List<List<String>> directives;
     private final RedisBackend backend;
@@ -32,10 +32,13 @@ public final class RedisNodeConfig {
     private final Duration startTimeout;
     private final Path executable;
     private final Map<String, String> environment;
+    private final String sentinelConfig;
 
     private RedisNodeConfig(List<List<String>> directives, RedisBackend backend, String user, String password,
-            Duration callTimeout, Duration startTimeout, Path executable, Map<String, String> environment) {
+            Duration callTimeout, Duration startTimeout, Path executable, Map<String, String> environment,
+            String sentinelConfig) {
         this.executable = executable;
+        this.sentinelConfig = sentinelConfig;
         this.environment = Map.copyOf(environment);
         this.directives = List.copyOf(directives);
         this.backend = backend;
@@ -90,23 +93,25 @@ public final class RedisNodeConfig {
      */
     public RedisNodeConfig auth(String user, String password) {
         return new RedisNodeConfig(directives, backend, user, Objects.requireNonNull(password, "password"),
-                callTimeout, startTimeout, executable, environment);
+                callTimeout, startTimeout, executable, environment, sentinelConfig);
     }
 
     /** Overrides the {@code distlock.test.redis} setting for this node. */
     public RedisNodeConfig backend(RedisBackend backend) {
         return new RedisNodeConfig(directives, Objects.requireNonNull(backend, "backend"), user, password,
-                callTimeout, startTimeout, executable, environment);
+                callTimeout, startTimeout, executable, environment, sentinelConfig);
     }
 
     /** Connect and read timeout of {@link RedisNode#call(String...)}; default 5 s. */
     public RedisNodeConfig callTimeout(Duration timeout) {
-        return new RedisNodeConfig(directives, backend, user, password, positive(timeout), startTimeout, executable, environment);
+        return new RedisNodeConfig(directives, backend, user, password, positive(timeout), startTimeout, executable,
+                environment, sentinelConfig);
     }
 
     /** How long a start, restart or replica sync may take before it fails; default 15 s. */
     public RedisNodeConfig startTimeout(Duration timeout) {
-        return new RedisNodeConfig(directives, backend, user, password, callTimeout, positive(timeout), executable, environment);
+        return new RedisNodeConfig(directives, backend, user, password, callTimeout, positive(timeout), executable,
+                environment, sentinelConfig);
     }
 
     /**
@@ -116,7 +121,22 @@ public final class RedisNodeConfig {
      */
     public RedisNodeConfig launchedWith(Path executable, Map<String, String> environment) {
         return new RedisNodeConfig(directives, RedisBackend.BINARY, user, password, callTimeout, startTimeout,
-                Objects.requireNonNull(executable, "executable"), environment);
+                Objects.requireNonNull(executable, "executable"), environment, sentinelConfig);
+    }
+
+    /**
+     * Runs the node as a Sentinel (binary backend only): {@code configText} becomes {@code sentinel.conf} in the
+     * node's temp directory, written once, so that Sentinel can rewrite it and a restarted Sentinel remembers its
+     * state, and the server is started as {@code redis-server <dir>/sentinel.conf ... --sentinel}.
+     */
+    RedisNodeConfig sentinel(String configText) {
+        return new RedisNodeConfig(directives, RedisBackend.BINARY, user, password, callTimeout, startTimeout,
+                executable, environment, Objects.requireNonNull(configText, "configText"));
+    }
+
+    /** The initial sentinel.conf of a Sentinel, null for a plain server. */
+    String sentinelConfig() {
+        return sentinelConfig;
     }
 
     /** The redis-server binary to run, or null for the embedded one. */
@@ -183,7 +203,8 @@ public final class RedisNodeConfig {
     private RedisNodeConfig withDirective(List<String> words) {
         List<List<String>> all = new ArrayList<>(directives);
         all.add(List.copyOf(words));
-        return new RedisNodeConfig(all, backend, user, password, callTimeout, startTimeout, executable, environment);
+        return new RedisNodeConfig(all, backend, user, password, callTimeout, startTimeout, executable, environment,
+                sentinelConfig);
     }
 
     private static Duration positive(Duration timeout) {

@@ -10,12 +10,17 @@ import java.util.List;
  * {@link RedisExtension}. Independent of {@code close()}, a JVM shutdown hook kills any redis-server
  * child process still running, so a crashed run leaves none behind.
  *
+ * <p>It also starts topologies of real processes on loopback ports, whose processes it owns the same way:
+ * {@link #startSentinelTopology(String) Sentinel}, {@link #startCluster(int, int) Redis Cluster},
+ * {@link #startIndependent(int) independent masters} and {@link #startTwemproxy(int) Twemproxy}.
+ *
  * <p>Nodes use the backend chosen by {@link RedisBackend#configured()} unless their config overrides
- * it; replicas always use the binary. Thread-safe.
+ * it; replicas and the nodes of Sentinel, Cluster and Twemproxy topologies always use the binary. Thread-safe.
  */
 public final class RedisServers implements AutoCloseable {
 
-    private final List<RedisNode> nodes = new ArrayList<>();
+    /** Everything started here and not yet closed, in start order: nodes and other processes (a Twemproxy). */
+    private final List<AutoCloseable> owned = new ArrayList<>();
     private boolean closed;
 
     private RedisServers() {
@@ -81,33 +86,70 @@ public final class RedisServers implements AutoCloseable {
         return replica;
     }
 
-    /** The nodes started so far and not yet released by {@link #close()}, in start order. */
-    public synchronized List<RedisNode> nodes() {
-        return Collections.unmodifiableList(new ArrayList<>(nodes));
+    /**
+     * Starts a master, one replica and three Sentinels monitoring the master as {@code masterName}, and waits until
+     * the Sentinels see all of it; see {@link SentinelTopology}.
+     */
+    public SentinelTopology startSentinelTopology(String masterName) {
+        ensureOpen();
+        return SentinelTopology.start(this, masterName);
     }
 
     /**
-     * Closes every node, last started first. All nodes are attempted; the first failure is rethrown
+     * Starts a Redis Cluster of {@code masters} masters with {@code replicasPerMaster} replicas each and waits until
+     * every node reports {@code cluster_state:ok} with all slots covered; see {@link ClusterTopology}.
+     */
+    public ClusterTopology startCluster(int masters, int replicasPerMaster) {
+        ensureOpen();
+        return ClusterTopology.start(this, masters, replicasPerMaster);
+    }
+
+    /**
+     * Starts {@code shards} independent Redis servers and Twemproxy ({@code nutcracker}) in front of them, and waits
+     * until PING through the proxy answers; see {@link TwemproxyTopology}.
+     *
+     * @throws IllegalStateException if nutcracker is not installed (check {@link TwemproxyTopology#isAvailable()})
+     */
+    public TwemproxyTopology startTwemproxy(int shards) {
+        ensureOpen();
+        return TwemproxyTopology.start(this, shards);
+    }
+
+    /** The nodes started so far and not yet released by {@link #close()}, in start order. */
+    public synchronized List<RedisNode> nodes() {
+        List<RedisNode> nodes = new ArrayList<>();
+        for (AutoCloseable resource : owned) {
+            if (resource instanceof RedisNode) {
+                nodes.add((RedisNode) resource);
+            }
+        }
+        return Collections.unmodifiableList(nodes);
+    }
+
+    /**
+     * Closes every node and proxy, last started first. All are attempted; the first failure is rethrown
      * with the others suppressed. Idempotent.
      */
     @Override
     public void close() {
-        List<RedisNode> toClose;
+        List<AutoCloseable> toClose;
         synchronized (this) {
             closed = true;
-            toClose = new ArrayList<>(nodes);
-            nodes.clear();
+            toClose = new ArrayList<>(owned);
+            owned.clear();
         }
         Collections.reverse(toClose);
         RuntimeException failure = null;
-        for (RedisNode node : toClose) {
+        for (AutoCloseable resource : toClose) {
             try {
-                node.close();
-            } catch (RuntimeException e) {
+                resource.close();
+            } catch (Exception e) {
+                RuntimeException unchecked = e instanceof RuntimeException ? (RuntimeException) e
+                        : new IllegalStateException("cannot close " + resource, e);
                 if (failure == null) {
-                    failure = e;
+                    failure = unchecked;
                 } else {
-                    failure.addSuppressed(e);
+                    failure.addSuppressed(unchecked);
                 }
             }
         }
@@ -116,15 +158,22 @@ public final class RedisServers implements AutoCloseable {
         }
     }
 
-    private RedisNode own(RedisNode node) {
+    /** Takes ownership of something just started, or closes it and fails if this was closed meanwhile. */
+    <T extends AutoCloseable> T own(T resource) {
         synchronized (this) {
             if (!closed) {
-                nodes.add(node);
-                return node;
+                owned.add(resource);
+                return resource;
             }
         }
-        node.close();
-        throw new IllegalStateException("RedisServers was closed while a node was starting");
+        IllegalStateException failure = new IllegalStateException("RedisServers was closed while " + resource
+                + " was starting");
+        try {
+            resource.close();
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
+        throw failure;
     }
 
     private synchronized void ensureOpen() {

@@ -61,6 +61,28 @@ class RedisNodeTest {
     }
 
     @Test
+    void fiveIndependentMastersForRedlockQuorums() {
+        var nodes = servers.startIndependent(5);
+
+        assertThat(nodes).hasSize(5);
+        assertThat(nodes.stream().map(RedisNode::port).distinct()).hasSize(5);
+        assertThat(nodes.stream().map(RedisNode::pid).distinct()).hasSize(5);
+        for (int i = 0; i < nodes.size(); i++) {
+            RedisNode node = nodes.get(i);
+            assertThat(node.call("ROLE")).startsWith("master\n");
+            assertThat(node.call("SET", "lock", "owner-" + i, "NX", "PX", "10000")).isEqualTo("OK");
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            assertThat(nodes.get(i).call("GET", "lock")).isEqualTo("owner-" + i);
+            assertThat(nodes.get(i).call("DBSIZE")).isEqualTo("1");
+        }
+
+        nodes.get(2).kill();
+        assertThat(nodes.stream().filter(RedisNode::isRunning)).hasSize(4);
+        assertThat(nodes.get(3).call("GET", "lock")).isEqualTo("owner-3");
+    }
+
+    @Test
     void pausedServerTimesOutUntilResumed() {
         RedisNode node = servers.start(RedisNodeConfig.defaults().callTimeout(Duration.ofMillis(300)));
 

@@ -38,6 +38,10 @@ public final class DistributedLockAutoConfiguration {
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
             .tokenRetention(properties.getTokenRetention());
+        if (properties.getReplicaAcknowledgements().getReplicas() > 0) {
+            builder.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
+                    properties.getReplicaAcknowledgements().getTimeout());
+        }
         if (properties.getWatchdog().getRenewalInterval() != null) {
             builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
         }

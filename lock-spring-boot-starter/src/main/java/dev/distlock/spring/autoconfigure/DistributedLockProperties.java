@@ -47,6 +47,8 @@ public class DistributedLockProperties implements Validator {
 
     private final Aspect aspect = new Aspect();
 
+    private final ReplicaAcknowledgements replicaAcknowledgements = new ReplicaAcknowledgements();
+
     public boolean isEnabled() {
         return this.enabled;
     }
@@ -99,6 +101,10 @@ public class DistributedLockProperties implements Validator {
         return this.watchdog;
     }
 
+    public ReplicaAcknowledgements getReplicaAcknowledgements() {
+        return this.replicaAcknowledgements;
+    }
+
     public Aspect getAspect() {
         return this.aspect;
     }
@@ -124,13 +130,16 @@ public class DistributedLockProperties implements Validator {
             reject(errors, "defaultWaitTime", "must be zero or positive, but was " + waitTime);
         }
         Duration retention = properties.getTokenRetention();
-        if (retention == null || retention.toMillis() < 1000) {
-            reject(errors, "tokenRetention", "must be at least 1s, but was " + retention);
+        if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
+                || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            reject(errors, "tokenRetention", "must be at least 1s and at most "
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + retention);
         }
         if (properties.getOnNotAcquired() == null) {
             reject(errors, "onNotAcquired", "must be THROW or SKIP");
         }
         properties.getWatchdog().validate(errors);
+        properties.getReplicaAcknowledgements().validate(errors);
     }
 
     private static void reject(Errors errors, String field, String problem) {
@@ -190,13 +199,13 @@ public class DistributedLockProperties implements Validator {
 
         void validate(Errors errors) {
             Duration lease = this.lease;
-            if (lease == null || lease.toMillis() < 1 || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            if (lease == null || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || lease.toMillis() < 1) {
                 reject(errors, "watchdog.lease", "must be between 1ms and " + LockOptions.MAX_LEASE_TIME.toDays()
                         + " days, but was " + lease);
                 return;
             }
             Duration interval = this.renewalInterval;
-            if (interval != null && (interval.toMillis() < 1 || interval.compareTo(lease) >= 0)) {
+            if (interval != null && (interval.compareTo(lease) >= 0 || interval.toMillis() < 1)) {
                 reject(errors, "watchdog.renewalInterval",
                         "must be at least 1ms and shorter than distlock.watchdog.lease (" + lease + "), but was "
                                 + interval);
@@ -205,6 +214,45 @@ public class DistributedLockProperties implements Validator {
     }
 
     /** The {@code @DistributedLock} advisor. */
+    /**
+     * Waiting for replicas after every grant and renewal (Redis WAIT), so that a lock survives a Sentinel failover.
+     */
+    public static class ReplicaAcknowledgements {
+
+        /** Replicas that must acknowledge each grant and renewal; 0 (the default) waits for none. */
+        private int replicas;
+
+        /** How long to wait for them; keep it short and below the client's command timeout. */
+        private Duration timeout = Duration.ofMillis(500);
+
+        public int getReplicas() {
+            return this.replicas;
+        }
+
+        public void setReplicas(int replicas) {
+            this.replicas = replicas;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        void validate(Errors errors) {
+            if (this.replicas < 0) {
+                reject(errors, "replicaAcknowledgements.replicas", "must be zero or positive, but was " + this.replicas);
+            }
+            if (this.timeout == null || this.timeout.compareTo(Duration.ofMillis(1)) < 0
+                    || this.timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+                reject(errors, "replicaAcknowledgements.timeout",
+                        "must be between 1ms and 1 minute, but was " + this.timeout);
+            }
+        }
+    }
+
     public static class Aspect {
 
         /**

@@ -26,7 +26,8 @@ class ConfigurationMetadataTest {
         assertThat(properties).containsOnlyKeys("distlock.enabled", "distlock.key-prefix",
                 "distlock.default-wait-time", "distlock.watchdog.lease", "distlock.watchdog.renewal-interval",
                 "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
-                "distlock.verify-access-on-startup", "management.health.distlock.enabled",
+                "distlock.verify-access-on-startup", "distlock.replica-acknowledgements.replicas",
+                "distlock.replica-acknowledgements.timeout", "management.health.distlock.enabled",
                 "management.endpoint.locks.access", "management.endpoint.locks.cache.time-to-live");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");

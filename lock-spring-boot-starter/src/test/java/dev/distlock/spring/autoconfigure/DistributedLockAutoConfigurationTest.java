@@ -142,7 +142,10 @@ class DistributedLockAutoConfigurationTest {
             distlock.watchdog.renewal-interval=30s | must be at least 1ms and shorter than distlock.watchdog.lease
             distlock.watchdog.renewal-interval=0   | distlock.watchdog.renewal-interval must be at least 1ms
             distlock.token-retention=10ms      | distlock.token-retention must be at least 1s
+            distlock.token-retention=30d       | distlock.token-retention must be at least 1s and at most 7 days
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
+            distlock.replica-acknowledgements.replicas=-1 | distlock.replica-acknowledgements.replicas must be zero or positive
+            distlock.replica-acknowledgements.timeout=0   | distlock.replica-acknowledgements.timeout must be between 1ms
             """)
     void invalidPropertiesStopStartupWithAMessageNamingTheProperty(String property, String message,
             RedisNode redis) {

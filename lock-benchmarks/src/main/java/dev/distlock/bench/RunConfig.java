@@ -1,0 +1,81 @@
+package dev.distlock.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import dev.distlock.bench.clients.Implementation;
+
+/**
+ * How long and what to run. Full mode: a 10 s JVM warm-up per implementation, then 2 warm-up and 5 measured
+ * iterations of 5 s per implementation and timed scenario, a 60 s watchdog window with 30 s leases. Quick mode (smoke
+ * runs): a 3 s JVM warm-up, 1 warm-up and 3 measured iterations of 2 s, a 15 s watchdog window with 3 s leases.
+ */
+public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iterations, Duration iteration, Duration watchdogWindow,
+        Duration watchdogLease, Duration maxWait, List<Implementation> implementations, Set<String> scenarios,
+        Path out) {
+
+    static final String USAGE = """
+            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5]
+                   [--implementations=distlock,redisson,spring-integration,raw-floor] [--out=FILE]
+              --quick            short smoke run (about 5 minutes) instead of the full run (about 16 minutes)
+              --scenarios        which scenarios to run (default all)
+              --implementations  which implementations to compare (default all)
+              --out              also write the markdown report to FILE
+            """;
+
+    static RunConfig parse(String... args) {
+        boolean quick = false;
+        List<Implementation> implementations = List.of(Implementation.values());
+        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5"));
+        Path out = null;
+        for (String arg : args) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            else if (arg.equals("--quick")) {
+                quick = true;
+            }
+            else if (arg.startsWith("--scenarios=")) {
+                scenarios = Arrays.stream(value(arg).split(","))
+                    .map(String::trim)
+                    .filter(id -> !id.isEmpty())
+                    .collect(Collectors.toCollection(LinkedHashSet::new));
+            }
+            else if (arg.startsWith("--implementations=")) {
+                implementations = Implementation.parse(value(arg));
+            }
+            else if (arg.startsWith("--out=")) {
+                out = Path.of(value(arg));
+            }
+            else {
+                throw new IllegalArgumentException("unknown argument '" + arg + "'\n" + USAGE);
+            }
+        }
+        if (implementations.isEmpty() || scenarios.isEmpty()) {
+            throw new IllegalArgumentException("nothing to run\n" + USAGE);
+        }
+        return quick
+                ? new RunConfig(true, Duration.ofSeconds(3), 1, 3, Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(3),
+                        Duration.ofSeconds(30), implementations, scenarios, out)
+                : new RunConfig(false, Duration.ofSeconds(10), 2, 5, Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofSeconds(30),
+                        Duration.ofSeconds(30), implementations, scenarios, out);
+    }
+
+    private static String value(String arg) {
+        return arg.substring(arg.indexOf('=') + 1);
+    }
+
+    public String mode() {
+        return this.quick ? "quick" : "full";
+    }
+
+    /** The load time of one timed scenario for one implementation: warm-up plus measured iterations. */
+    public Duration timedLoad() {
+        return this.iteration.multipliedBy(this.warmups + this.iterations);
+    }
+}

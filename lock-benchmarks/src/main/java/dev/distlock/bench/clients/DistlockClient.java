@@ -1,0 +1,33 @@
+package dev.distlock.bench.clients;
+
+import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisLockService;
+
+/** distlock's {@link RedisLockService} with default options: watchdog lease, calling thread as owner. */
+final class DistlockClient implements LockClient {
+
+    private final LettuceConnection connection;
+
+    private final RedisLockService locks;
+
+    DistlockClient(ClientSettings settings) {
+        this.connection = new LettuceConnection(settings.port());
+        this.locks = RedisLockService.builder(this.connection.template)
+            .keyPrefix("bench-distlock")
+            .watchdogLease(settings.watchdogLease())
+            .defaultWaitTime(settings.maxWait())
+            .build();
+    }
+
+    @Override
+    public Held acquire(String key) {
+        // Default options: no fixed lease (the watchdog keeps it), the service's wait time (set to maxWait above).
+        return this.locks.acquire(key, LockOptions.defaults())::release;
+    }
+
+    @Override
+    public void close() {
+        this.locks.close();
+        this.connection.close();
+    }
+}

@@ -1,0 +1,74 @@
+package dev.distlock.bench.clients;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** The lock implementations compared, each with how to open a client of it. */
+public enum Implementation {
+
+    DISTLOCK("distlock", "RedisLockService, default options (watchdog lease)", true, DistlockClient::new),
+
+    REDISSON("redisson", "RLock.tryLock(wait, unit), no lease (watchdog)", true, RedissonLockClient::new),
+
+    SPRING_INTEGRATION("spring-integration", "RedisLockRegistry PUB_SUB_LOCK + renewal scheduler", true,
+            SpringIntegrationLockClient::new),
+
+    RAW("raw-floor", "SET NX PX + EVALSHA compare-and-delete, immediate retry", false, RawSetNxClient::new);
+
+    private final String label;
+
+    private final String description;
+
+    private final boolean watchdog;
+
+    private final Function<ClientSettings, LockClient> opener;
+
+    Implementation(String label, String description, boolean watchdog, Function<ClientSettings, LockClient> opener) {
+        this.label = label;
+        this.description = description;
+        this.watchdog = watchdog;
+        this.opener = opener;
+    }
+
+    /** The short name used in tables and on the command line. */
+    public String label() {
+        return this.label;
+    }
+
+    public String description() {
+        return this.description;
+    }
+
+    /** Whether it keeps leases alive while a lock is held (the raw floor uses a fixed lease). */
+    public boolean hasWatchdog() {
+        return this.watchdog;
+    }
+
+    /** Opens a new client: new connections and threads of its own. */
+    public LockClient open(ClientSettings settings) {
+        return this.opener.apply(settings);
+    }
+
+    /** Parses a comma-separated list of labels. */
+    public static List<Implementation> parse(String labels) {
+        return Arrays.stream(labels.split(","))
+            .map(String::trim)
+            .filter(label -> !label.isEmpty())
+            .map(Implementation::byLabel)
+            .collect(Collectors.toList());
+    }
+
+    private static Implementation byLabel(String label) {
+        for (Implementation implementation : values()) {
+            if (implementation.label.equalsIgnoreCase(label)
+                    || implementation.name().equalsIgnoreCase(label.replace('-', '_').toUpperCase(Locale.ROOT))) {
+                return implementation;
+            }
+        }
+        throw new IllegalArgumentException("unknown implementation '" + label + "'; known: "
+                + Arrays.stream(values()).map(Implementation::label).collect(Collectors.joining(", ")));
+    }
+}

@@ -1,0 +1,41 @@
+package dev.distlock.bench.clients;
+
+import java.util.concurrent.TimeUnit;
+
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson's {@link RLock} in its default watchdog mode: {@code tryLock(wait, unit)} with no lease time. Everything
+ * else is Redisson's default configuration (its own connection pool and Netty threads).
+ */
+final class RedissonLockClient implements LockClient {
+
+    private final RedissonClient redisson;
+
+    private final long maxWaitMillis;
+
+    RedissonLockClient(ClientSettings settings) {
+        Config config = new Config();
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + settings.port());
+        config.setLockWatchdogTimeout(settings.watchdogLease().toMillis());
+        this.redisson = Redisson.create(config);
+        this.maxWaitMillis = settings.maxWait().toMillis();
+    }
+
+    @Override
+    public Held acquire(String key) throws InterruptedException, AcquireTimeoutException {
+        RLock lock = this.redisson.getLock("bench-redisson:" + key);
+        if (!lock.tryLock(this.maxWaitMillis, TimeUnit.MILLISECONDS)) {
+            throw new AcquireTimeoutException(key);
+        }
+        return lock::unlock;
+    }
+
+    @Override
+    public void close() {
+        this.redisson.shutdown();
+    }
+}

@@ -1,0 +1,98 @@
+package dev.distlock.bench.redis;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import dev.distlock.test.RedisNode;
+
+/**
+ * Reads the benchmark server's counters through {@link RedisNode#call}, on a connection of its own, outside the
+ * clients under test.
+ */
+public final class RedisProbe {
+
+    /** Commands the harness itself sends around a window; left out of every count. */
+    static final Set<String> HARNESS_COMMANDS = Set.of("info", "config|resetstat", "flushall", "dbsize", "monitor");
+
+    private final RedisNode node;
+
+    public RedisProbe(RedisNode node) {
+        this.node = node;
+    }
+
+    /** Starts a window: resets command stats and notes the CPU time so far. */
+    public Window start() {
+        this.node.call("CONFIG", "RESETSTAT");
+        return new Window(cpuMicros(this.node.call("INFO", "cpu")));
+    }
+
+    public void flushAll() {
+        this.node.call("FLUSHALL");
+    }
+
+    public long keyCount() {
+        return Long.parseLong(this.node.call("DBSIZE"));
+    }
+
+    public String serverVersion() {
+        return this.node.call("INFO", "server")
+            .lines()
+            .filter(line -> line.startsWith("redis_version:"))
+            .map(line -> line.substring("redis_version:".length()).trim())
+            .findFirst()
+            .orElse("unknown");
+    }
+
+    /** One measured window. */
+    public final class Window {
+
+        private final long startCpuMicros;
+
+        private Window(long startCpuMicros) {
+            this.startCpuMicros = startCpuMicros;
+        }
+
+        /** Ends the window: CPU first, then the command stats. */
+        public ServerUsage finish() {
+            long cpu = cpuMicros(RedisProbe.this.node.call("INFO", "cpu")) - this.startCpuMicros;
+            String commandStats = RedisProbe.this.node.call("INFO", "commandstats");
+            return new ServerUsage(commandStats(commandStats, "calls"), commandStats(commandStats, "usec"), cpu);
+        }
+    }
+
+    /** {@code used_cpu_sys + used_cpu_user} of an {@code INFO cpu} reply, in microseconds. */
+    static long cpuMicros(String infoCpu) {
+        double seconds = 0;
+        for (String line : infoCpu.split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return Math.round(seconds * 1_000_000);
+    }
+
+    /**
+     * One field ({@code calls} or {@code usec}) per command from an {@code INFO commandstats} reply, without
+     * {@link #HARNESS_COMMANDS}.
+     */
+    static Map<String, Long> commandStats(String infoCommandStats, String field) {
+        Map<String, Long> calls = new HashMap<>();
+        for (String line : infoCommandStats.split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            String command = line.substring("cmdstat_".length(), colon);
+            if (HARNESS_COMMANDS.contains(command)) {
+                continue;
+            }
+            for (String pair : line.substring(colon + 1).split(",")) {
+                if (pair.startsWith(field + "=")) {
+                    calls.merge(command, Long.parseLong(pair.substring(field.length() + 1)), Long::sum);
+                }
+            }
+        }
+        return calls;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.distlock.bench.report;
+
+import java.util.Locale;
+import java.util.Map;
+
+import dev.distlock.bench.clients.Implementation;
+import dev.distlock.bench.harness.Measurement;
+import dev.distlock.bench.harness.Summary;
+import dev.distlock.bench.scenarios.RenewalResult;
+import dev.distlock.bench.scenarios.ScenarioReport;
+
+/**
+ * The issue's targets, assessed from the same run. A verdict is read from the medians; when the iterations' ranges
+ * reach across the threshold it says so.
+ */
+public final class Targets {
+
+    private final StringBuilder out = new StringBuilder();
+
+    private final Map<String, ScenarioReport> reports;
+
+    public Targets(Map<String, ScenarioReport> reports) {
+        this.reports = reports;
+    }
+
+    public String render() {
+        throughput("1", Implementation.RAW, 0.9, "uncontended, one thread: distlock ≥ 0.9× the raw floor");
+        throughput("2", Implementation.RAW, 0.9, "16 threads on their own keys: distlock ≥ 0.9× the raw floor");
+        throughput("2", Implementation.REDISSON, 1.5, "16 threads on their own keys: distlock ≥ 1.5× Redisson");
+        throughput("1", Implementation.REDISSON, 1.5, "(for reference) one thread: distlock ≥ 1.5× Redisson");
+        throughput("3", Implementation.REDISSON, 1.0, "hot key: distlock throughput ≥ Redisson's");
+        handOff();
+        renewal();
+        return this.out.toString();
+    }
+
+    private Measurement measurement(String scenario, Implementation implementation) {
+        ScenarioReport report = this.reports.get(scenario);
+        return (report == null) ? null : report.measurements().get(implementation);
+    }
+
+    private void throughput(String scenario, Implementation other, double target, String label) {
+        Measurement distlock = measurement(scenario, Implementation.DISTLOCK);
+        Measurement that = measurement(scenario, other);
+        if (distlock == null || that == null) {
+            line(label, "not run");
+            return;
+        }
+        Summary d = distlock.cyclesPerSecond();
+        Summary o = that.cyclesPerSecond();
+        double ratio = d.median() / o.median();
+        double low = d.min() / o.max();
+        double high = d.max() / o.min();
+        line(label, verdict(ratio >= target, low < target && high >= target) + String.format(Locale.ROOT,
+                ": %s vs %s cycles/s = %s (range %s–%s)", Fmt.count(d.median()), Fmt.count(o.median()),
+                Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+    }
+
+    private void handOff() {
+        String label = "hot key: distlock p99 hand-off lower than Redisson's";
+        Measurement distlock = measurement("3", Implementation.DISTLOCK);
+        Measurement redisson = measurement("3", Implementation.REDISSON);
+        if (distlock == null || redisson == null) {
+            line(label, "not run");
+            return;
+        }
+        Summary d = distlock.handOffMicros(99);
+        Summary r = redisson.handOffMicros(99);
+        boolean met = d.median() < r.median();
+        boolean unclear = d.max() >= r.min() && d.min() < r.max();
+        line(label, verdict(met, unclear) + ": " + Fmt.micros(d.median()) + " vs " + Fmt.micros(r.median())
+                + " (ranges " + Fmt.microsRange(d) + " vs " + Fmt.microsRange(r) + ")");
+    }
+
+    private void renewal() {
+        String label = "watchdog: ≤ 1 renewal request per batch of 100 locks per renewal period";
+        ScenarioReport report = this.reports.get("4");
+        RenewalResult distlock = (report == null) ? null : report.renewals().get(Implementation.DISTLOCK);
+        if (distlock == null) {
+            line(label, "not run");
+            return;
+        }
+        double perBatch = distlock.requestsPerBatchPeriod();
+        boolean alive = distlock.keysAtEnd() >= distlock.locks();
+        line(label, verdict(perBatch <= 1.0 && alive, false) + String.format(Locale.ROOT,
+                ": %.2f renewal requests per 100 locks per period (%.1f per period for %d locks); %d/%d keys alive at the end",
+                perBatch, distlock.requestsPerPeriod(), distlock.locks(), distlock.keysAtEnd(), distlock.locks()));
+    }
+
+    private static String verdict(boolean met, boolean unclear) {
+        return (met ? "**met**" : "**missed**") + (unclear ? " (iteration ranges straddle the target)" : "");
+    }
+
+    private void line(String label, String text) {
+        this.out.append("- ").append(label).append(" — ").append(text).append('\n');
+    }
+}

@@ -1,0 +1,41 @@
+package dev.distlock.bench.scenarios;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.distlock.bench.RunConfig;
+import dev.distlock.bench.clients.Implementation;
+import dev.distlock.bench.harness.BenchContext;
+
+/** One benchmark scenario, run for every implementation in turn against the same server. */
+public interface Scenario {
+
+    /** "1" to "5", as on the command line. */
+    String id();
+
+    String title();
+
+    /** What it measures and how, for the report. */
+    String description();
+
+    /** An upper estimate of its runtime, printed before the run starts. */
+    Duration estimate(RunConfig config, List<Implementation> implementations);
+
+    ScenarioReport run(List<Implementation> implementations, BenchContext context) throws Exception;
+
+    /** Runs before the first scenario; see {@link LockCycleScenario#warmUp}. */
+    static void warmUpJvm(List<Implementation> implementations, BenchContext context) throws Exception {
+        LockCycleScenario.ownKeys().warmUp(implementations, context, context.config().jvmWarmUp());
+    }
+
+    /** Its estimated runtime. */
+    static Duration warmUpEstimate(RunConfig config, List<Implementation> implementations) {
+        return config.jvmWarmUp().plusSeconds(3).multipliedBy(implementations.size());
+    }
+
+    /** The five scenarios of the issue, in order (1, 2 and 3 share a class). */
+    static List<Scenario> all() {
+        return List.of(LockCycleScenario.uncontended(), LockCycleScenario.ownKeys(), LockCycleScenario.hotKey(),
+                new WatchdogScenario(), new WaitersScenario());
+    }
+}
