@@ -19,6 +19,14 @@ public interface LockHandle extends AutoCloseable {
     /** The lock's key, as the caller gave it. */
     String key();
 
+    /**
+     * The lock's low-cardinality name for metrics and traces: the acquisition's {@link LockOptions#withName(String)},
+     * or the name derived from the key (see there). The default derives it from {@link #key()}.
+     */
+    default String name() {
+        return LockNames.derive(key());
+    }
+
     /** The owner token stored in Redis: random, unguessable, shared by the reentrant acquisitions of one owner. */
     String ownerToken();
 

@@ -6,6 +6,9 @@ import java.time.Duration;
  * Receives what happens to locks, for metrics, tracing and logging. Every method has an empty default. Methods run on
  * the thread that caused the event (the watchdog's thread for renewals and losses), so they must be quick and must
  * not block; an exception thrown by a listener is logged and otherwise ignored.
+ *
+ * <p>For metrics, label events with the lock's {@linkplain LockHandle#name() name}, never its key: see
+ * {@link LockOptions#withName(String)}.
  */
 public interface LockListener {
 
@@ -15,14 +18,32 @@ public interface LockListener {
 
     /**
      * The lock stayed held by another owner for the whole wait ({@code waited} is zero for a {@code tryAcquire} that
-     * found it held).
+     * found it held). The service calls this; its default calls {@link #notAcquired(String, Duration)}.
+     *
+     * @param name the lock's name (see {@link LockOptions#nameFor(String)})
      */
+    default void notAcquired(String key, String name, Duration waited) {
+        notAcquired(key, waited);
+    }
+
+    /** {@link #notAcquired(String, String, Duration)} without the name, for listeners written before names. */
     default void notAcquired(String key, Duration waited) {
     }
 
     /**
      * An acquisition failed for another reason: {@link LockUnavailableException} when Redis failed,
-     * {@link LockInterruptedException} when the waiting thread was interrupted.
+     * {@link LockInterruptedException} when the waiting thread was interrupted. The service calls this; its default
+     * calls {@link #acquireFailed(String, Duration, LockException)}.
+     *
+     * @param name the lock's name (see {@link LockOptions#nameFor(String)})
+     */
+    default void acquireFailed(String key, String name, Duration waited, LockException reason) {
+        acquireFailed(key, waited, reason);
+    }
+
+    /**
+     * {@link #acquireFailed(String, String, Duration, LockException)} without the name, for listeners written before
+     * names.
      */
     default void acquireFailed(String key, Duration waited, LockException reason) {
     }

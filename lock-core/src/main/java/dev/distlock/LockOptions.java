@@ -6,8 +6,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one acquisition behaves: the type of lock, how long to wait, how the lease is kept, and who owns the lock for
- * reentrancy.
+ * How one acquisition behaves: the type of lock, how long to wait, how the lease is kept, who owns the lock for
+ * reentrancy, and the name that metrics and traces show.
  * Immutable; every {@code with...} method returns a copy and checks its argument at once.
  *
  * <pre>{@code
@@ -19,7 +19,7 @@ public final class LockOptions {
     /** The longest lease accepted: longer leases are almost always a unit mistake. */
     public static final Duration MAX_LEASE_TIME = Duration.ofDays(7);
 
-    private static final LockOptions DEFAULTS = new LockOptions(LockMode.EXCLUSIVE, null, null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(LockMode.EXCLUSIVE, null, null, null, null);
 
     private final LockMode mode;
 
@@ -29,12 +29,15 @@ public final class LockOptions {
 
     private final @Nullable Object owner;
 
+    private final @Nullable String name;
+
     private LockOptions(LockMode mode, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-            @Nullable Object owner) {
+            @Nullable Object owner, @Nullable String name) {
         this.mode = mode;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.owner = owner;
+        this.name = name;
     }
 
     /**
@@ -54,7 +57,7 @@ public final class LockOptions {
      */
     public LockOptions withMode(LockMode mode) {
         requireNonNull(mode, "mode");
-        return new LockOptions(mode, this.waitTime, this.leaseTime, this.owner);
+        return new LockOptions(mode, this.waitTime, this.leaseTime, this.owner, this.name);
     }
 
     /**
@@ -67,7 +70,7 @@ public final class LockOptions {
         if (waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative, but was " + waitTime);
         }
-        return new LockOptions(this.mode, waitTime, this.leaseTime, this.owner);
+        return new LockOptions(this.mode, waitTime, this.leaseTime, this.owner, this.name);
     }
 
     /**
@@ -86,12 +89,12 @@ public final class LockOptions {
         if (leaseTime.toMillis() < 1) {
             throw new IllegalArgumentException("leaseTime must be at least 1ms, but was " + leaseTime);
         }
-        return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner);
+        return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner, this.name);
     }
 
     /** Keeps the lease alive with the watchdog until release (the default). */
     public LockOptions withWatchdog() {
-        return new LockOptions(this.mode, this.waitTime, null, this.owner);
+        return new LockOptions(this.mode, this.waitTime, null, this.owner, this.name);
     }
 
     /**
@@ -104,7 +107,26 @@ public final class LockOptions {
      */
     public LockOptions withOwner(Object owner) {
         requireNonNull(owner, "owner");
-        return new LockOptions(this.mode, this.waitTime, this.leaseTime, owner);
+        return new LockOptions(this.mode, this.waitTime, this.leaseTime, owner, this.name);
+    }
+
+    /**
+     * Names the lock for metrics, traces and {@link LockListener} events, which never show the key: a key may hold a
+     * user id, and one label per key would give a metrics backend one time series per user. Use a fixed text per
+     * kind of lock, such as {@code "stock"} or {@code "OrderService.reserve"}; {@code @DistributedLock} methods are
+     * named after their class and method.
+     *
+     * <p>Without a name, the name is derived from the key: the key's text before its first {@code ':'} when that text
+     * is 1 to 64 letters, {@code '.'}, {@code '-'} or {@code '_'} (so {@code "stock:42"} is {@code "stock"}), and
+     * {@code "unnamed"} otherwise: for a key without {@code ':'}, or one whose first part has digits or other
+     * characters that an id may have ({@code "user-42:cart"}, {@code "alice@example.com:cart"}). So start keys with
+     * their kind, and put ids after the first {@code ':'}.
+     *
+     * @throws IllegalArgumentException when {@code name} is null, blank, longer than 200 characters or has control
+     * characters
+     */
+    public LockOptions withName(String name) {
+        return new LockOptions(this.mode, this.waitTime, this.leaseTime, this.owner, LockNames.check(name));
     }
 
     /** The type of lock. */
@@ -127,6 +149,22 @@ public final class LockOptions {
         return this.owner;
     }
 
+    /** The name given with {@link #withName(String)}, or null to derive it from the key. */
+    public @Nullable String name() {
+        return this.name;
+    }
+
+    /**
+     * The name of a lock of this key taken with these options: the name given with {@link #withName(String)}, or the
+     * one derived from the key by the rule described there, which never gives more of the key than its first part.
+     *
+     * @throws IllegalArgumentException when {@code key} is null
+     */
+    public String nameFor(String key) {
+        requireNonNull(key, "key");
+        return (this.name != null) ? this.name : LockNames.derive(key);
+    }
+
     private static void requireNonNull(@Nullable Object value, String name) {
         if (value == null) {
             throw new IllegalArgumentException(name + " must not be null");
@@ -137,18 +175,20 @@ public final class LockOptions {
     public boolean equals(@Nullable Object other) {
         return this == other || (other instanceof LockOptions that && this.mode == that.mode
                 && Objects.equals(this.waitTime, that.waitTime)
-                && Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.owner, that.owner));
+                && Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.owner, that.owner)
+                && Objects.equals(this.name, that.name));
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(this.mode, this.waitTime, this.leaseTime, this.owner);
+        return Objects.hash(this.mode, this.waitTime, this.leaseTime, this.owner, this.name);
     }
 
     @Override
     public String toString() {
         return "LockOptions[mode=" + this.mode + ", waitTime=" + (this.waitTime != null ? this.waitTime : "default")
                 + ", leaseTime=" + (this.leaseTime != null ? this.leaseTime : "watchdog") + ", owner="
-                + (this.owner != null ? this.owner : "calling thread") + "]";
+                + (this.owner != null ? this.owner : "calling thread") + ", name="
+                + (this.name != null ? this.name : "from key") + "]";
     }
 }

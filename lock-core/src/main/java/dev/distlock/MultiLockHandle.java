@@ -8,6 +8,8 @@ import java.util.function.Consumer;
  * {@link #release()} releases every key, from any thread. What the {@link LockHandle} methods mean for a set:
  * <ul>
  * <li>{@link #key()}: the keys in acquisition order, as {@code [a, b]}, for messages and logs;</li>
+ * <li>{@link #name()}: the options' name, or else the members' distinct names in order joined by {@code '+'}, as
+ * {@code account+stock};</li>
  * <li>{@link #ownerToken()}: the first member's owner token (each member has its own);</li>
  * <li>{@link #fencingToken()}: the highest member token. It strictly increases from one grant of the same key set to
  * the next, as every member's does; a resource guarded per key should check that key's

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,6 +44,12 @@ final class Hold {
 
     /** When the lease ends unless renewed, on {@link System#nanoTime()}; measured from before the Redis call. */
     private volatile long deadlineNanos;
+
+    /** When the lease was last granted or renewed, on {@link System#nanoTime()}: when that Redis call was sent. */
+    private volatile long renewedNanos;
+
+    /** When the lock was granted, on this machine's clock; set with {@link #firstHandle}. */
+    volatile @Nullable Instant grantedAt;
 
     /** Whether the watchdog renews this hold. */
     volatile boolean watched;
@@ -105,12 +112,38 @@ final class Hold {
         return this.deadlineNanos;
     }
 
+    long renewedNanos() {
+        return this.renewedNanos;
+    }
+
     /** Moves the deadline forward (never back) after Redis confirmed a lease that started no earlier than sentNanos. */
     synchronized void extendDeadline(long sentNanos, long leaseNanos) {
         long deadline = sentNanos + leaseNanos;
         if (this.deadlineNanos == 0 || deadline - this.deadlineNanos > 0) {
             this.deadlineNanos = deadline;
+            this.renewedNanos = sentNanos;
         }
+    }
+
+    /** What the hold is now, or null when it is over, past its deadline or not fully granted yet. */
+    @Nullable HeldLock snapshot() {
+        RedisLockHandle first = this.firstHandle;
+        Instant granted = this.grantedAt;
+        int count;
+        synchronized (this) {
+            if (this.finished || this.lost != null || this.openHolds <= 0) {
+                return null;
+            }
+            count = this.openHolds;
+        }
+        long remainingNanos = this.deadlineNanos - System.nanoTime();
+        if (first == null || granted == null || remainingNanos <= 0) {
+            return null;
+        }
+        Object owner = this.holdKey.owner();
+        String ownerText = (owner instanceof Thread thread) ? "thread " + thread.getName() : String.valueOf(owner);
+        return new HeldLock(key(), first.name(), this.holdKey.mode(), granted, Instant.now().plusNanos(remainingNanos),
+                first.fencingToken(), ownerText, count, this.watched);
     }
 
     /**

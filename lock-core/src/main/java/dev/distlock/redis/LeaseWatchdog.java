@@ -40,6 +40,8 @@ final class LeaseWatchdog {
 
     private final String leaseMillis;
 
+    private final long intervalNanos;
+
     private final long retryDelayNanos;
 
     private final Batching batching;
@@ -58,6 +60,7 @@ final class LeaseWatchdog {
         this.scheduler = scheduler;
         this.leaseNanos = leaseNanos;
         this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
+        this.intervalNanos = intervalNanos;
         this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
         this.batching = batching;
         this.listener = listener;
@@ -78,6 +81,22 @@ final class LeaseWatchdog {
 
     int watchedCount() {
         return this.watched.size();
+    }
+
+    long intervalNanos() {
+        return this.intervalNanos;
+    }
+
+    /** How many watched holds were last granted or renewed more than two renewal intervals ago. */
+    int overdueCount() {
+        long now = System.nanoTime();
+        int overdue = 0;
+        for (Hold hold : this.watched) {
+            if (now - hold.renewedNanos() > 2 * this.intervalNanos && !hold.isOver()) {
+                overdue++;
+            }
+        }
+        return overdue;
     }
 
     private void renewAll() {

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -27,17 +29,23 @@ final class LockSet implements MultiLockHandle {
 
     private final String key;
 
+    private final String name;
+
     private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
 
     private final AtomicReference<@Nullable LeaseLostException> lost = new AtomicReference<>();
 
-    LockSet(List<LockHandle> members) {
+    /** The set of the members, named {@code name} or, when null, after the members' names. */
+    LockSet(List<LockHandle> members, @Nullable String name) {
         this.members = Collections.unmodifiableList(new ArrayList<>(members));
         List<String> keys = new ArrayList<>(members.size());
+        Set<String> names = new LinkedHashSet<>();
         for (LockHandle member : members) {
             keys.add(member.key());
+            names.add(member.name());
         }
         this.key = keys.toString();
+        this.name = (name != null) ? name : String.join("+", names);
         for (LockHandle member : this.members) {
             member.onLeaseLost(reason -> memberLost(member, reason));
         }
@@ -61,6 +69,11 @@ final class LockSet implements MultiLockHandle {
     @Override
     public String key() {
         return this.key;
+    }
+
+    @Override
+    public String name() {
+        return this.name;
     }
 
     @Override

@@ -82,7 +82,7 @@ final class MultiKeyAcquisition {
             rollBack(held, ex);
             throw ex;
         }
-        return new LockSet(held);
+        return new LockSet(held, options.name());
     }
 
     /**

@@ -20,14 +20,18 @@ final class RedisLockHandle implements LockHandle {
 
     private final long fencingToken;
 
+    private final String name;
+
     private final RedisLockService service;
 
     private final AtomicBoolean released = new AtomicBoolean();
 
-    RedisLockHandle(RedisLockService service, Hold hold, String holdId, long fencingToken, long acquiredNanos) {
+    RedisLockHandle(RedisLockService service, Hold hold, String holdId, String name, long fencingToken,
+            long acquiredNanos) {
         this.service = service;
         this.hold = hold;
         this.holdId = holdId;
+        this.name = name;
         this.fencingToken = fencingToken;
         this.acquiredNanos = acquiredNanos;
     }
@@ -35,6 +39,11 @@ final class RedisLockHandle implements LockHandle {
     @Override
     public String key() {
         return this.hold.key();
+    }
+
+    @Override
+    public String name() {
+        return this.name;
     }
 
     @Override

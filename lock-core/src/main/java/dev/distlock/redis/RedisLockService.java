@@ -2,7 +2,11 @@ package dev.distlock.redis;
 
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +22,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LeaseLostException;
@@ -86,6 +92,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private final LockListener listener;
 
+    private final StringRedisTemplate redis;
+
     private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
 
     private final SecureRandom random = new SecureRandom();
@@ -112,6 +120,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis()),
                 sharded));
         this.listener = builder.listener;
+        this.redis = builder.redis;
         this.replicaAcknowledgement = builder.replicaAcknowledgement;
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "distlock-watchdog-" + threadCount.incrementAndGet());
@@ -236,7 +245,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
             }
         }
         catch (LockException ex) {
-            Listeners.call(() -> this.listener.acquireFailed(key, since(start), ex));
+            Listeners.call(() -> this.listener.acquireFailed(key, acquisition.name, since(start), ex));
             throw ex;
         }
         finally {
@@ -246,7 +255,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
         Duration waited = since(start);
         if (handle == null) {
-            Listeners.call(() -> this.listener.notAcquired(key, waited));
+            Listeners.call(() -> this.listener.notAcquired(key, acquisition.name, waited));
             if (once) {
                 return null;
             }
@@ -411,6 +420,56 @@ public final class RedisLockService implements LockService, AutoCloseable {
         return this.watchdog.watchedCount();
     }
 
+    /** How often the watchdog renews leases. */
+    public Duration renewalInterval() {
+        return Duration.ofNanos(this.watchdog.intervalNanos());
+    }
+
+    /**
+     * How many leases the watchdog is behind with: watched leases last granted or renewed more than two
+     * {@linkplain #renewalInterval() renewal intervals} ago. A healthy watchdog renews every lease once per interval,
+     * so this is zero unless renewals fail (Redis unreachable or slow) or the watchdog's thread is held up. An overdue
+     * lease is still valid until its deadline; it is lost if renewal does not catch up by then.
+     */
+    public int overdueRenewalCount() {
+        return this.watchdog.overdueCount();
+    }
+
+    /**
+     * The locks this service holds now, oldest first: one entry per owner, key and type (reentrant acquisitions are
+     * counted in {@link HeldLock#holdCount()}), without locks that were released, lost or are past their lease
+     * deadline. An immutable snapshot.
+     */
+    public List<HeldLock> heldLocks() {
+        List<HeldLock> held = new ArrayList<>();
+        for (Hold hold : this.holds.values()) {
+            HeldLock lock = hold.snapshot();
+            if (lock != null) {
+                held.add(lock);
+            }
+        }
+        held.sort(Comparator.comparing(HeldLock::since).thenComparing(HeldLock::key));
+        return Collections.unmodifiableList(held);
+    }
+
+    /**
+     * Sends Redis a PING through this service's connection.
+     *
+     * @return how long the answer took
+     * @throws LockUnavailableException (with an empty {@link LockException#key()}) when Redis cannot be reached or
+     * does not answer within the client's command timeout
+     */
+    public Duration ping() {
+        long start = System.nanoTime();
+        try {
+            this.redis.execute((RedisCallback<String>) RedisConnection::ping);
+        }
+        catch (DataAccessException ex) {
+            throw new LockUnavailableException("", "Redis could not be reached or did not answer a PING", ex);
+        }
+        return since(start);
+    }
+
     /**
      * Stops the watchdog and closes the release subscription, writing nothing more to Redis, as if the process had
      * died. Locks still held are not released: they expire at the end of their lease. Threads still waiting for a
@@ -449,6 +508,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         final String key;
 
+        /** The lock's name for listeners and metrics. */
+        final String name;
+
         final LockType type;
 
         final HoldKey holdKey;
@@ -470,6 +532,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         Acquisition(String key, LockOptions options, boolean waiting) {
             this.key = key;
+            this.name = options.nameFor(key);
             this.type = RedisLockService.this.types.get(options.mode());
             this.waiting = waiting;
             Object owner = options.owner();
@@ -561,16 +624,18 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 }
             }
             hold.extendDeadline(sentNanos, this.leaseNanos);
+            RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, this.name, reply,
+                    sentNanos);
+            if (hold.firstHandle == null) {
+                hold.grantedAt = Instant.now();
+                hold.firstHandle = handle;
+            }
             if (!reentrant) {
                 hold.open();
                 RedisLockService.this.holds.merge(this.holdKey, hold, (old, mine) -> old.isOver() ? mine : old);
             }
             if (this.watchdog) {
                 RedisLockService.this.watchdog.watch(hold);
-            }
-            RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, reply, sentNanos);
-            if (hold.firstHandle == null) {
-                hold.firstHandle = handle;
             }
             return handle;
         }

@@ -11,6 +11,9 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -18,6 +21,9 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
 
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
 import dev.distlock.sample.demo.Demo;
 import dev.distlock.sample.demo.Demo.SaleResult;
 import dev.distlock.sample.demo.Demo.WikiResult;
@@ -44,6 +50,12 @@ class SampleApplicationTest {
 
     @Autowired
     private ApplicationContext context;
+
+    @Autowired
+    private LockService lockService;
+
+    @Autowired
+    private MeterRegistry meters;
 
     private Demo demo() {
         return new Demo(URI.create("http://127.0.0.1:" + this.port), this.settings);
@@ -112,6 +124,28 @@ class SampleApplicationTest {
         send("POST", "/sales/mug/purchase", null);
         String page = get("/");
         assertThat(page).contains("<h2>Stock</h2>", "tshirt", "mug", "Recent lock activity", "stock:mug");
+    }
+
+    @Test
+    void theActuatorAndTheStatusPageShowHeldLocksHealthAndLockMetrics() throws Exception {
+        assertThat(send("POST", "/sales/mug/purchase", null).statusCode()).isEqualTo(200);
+        try (LockHandle lock = this.lockService.acquire("stock:it-held",
+                LockOptions.defaults().withName("StatusTest.hold"))) {
+            assertThat(get("/actuator/locks")).contains("\"key\":\"stock:it-held\"", "\"name\":\"StatusTest.hold\"",
+                    "\"fencingToken\":" + lock.fencingToken());
+            assertThat(get("/")).contains("Held locks", "stock:it-held", "StatusTest.hold", "Lock metrics",
+                    "distlock.acquire.attempts", "SaleService.purchase");
+        }
+        assertThat(get("/actuator/locks")).doesNotContain("stock:it-held");
+        assertThat(get("/actuator/health/distlock")).contains("\"status\":\"UP\"", "\"redis\":\"reachable\"");
+        assertThat(get("/actuator/metrics/distlock.acquire.attempts")).contains("SaleService.purchase");
+        for (Meter meter : this.meters.getMeters()) {
+            for (Tag tag : meter.getId().getTags()) {
+                assertThat(tag.getValue()).as("tag %s of %s", tag.getKey(), meter.getId().getName())
+                    .doesNotContain("mug")
+                    .doesNotContain("it-held");
+            }
+        }
     }
 
     private String get(String path) throws IOException, InterruptedException {

@@ -76,4 +76,12 @@ public @interface DistributedLock {
 
     /** The bean name of the {@link LockNotAcquiredHandler} used with {@link OnNotAcquired#CALL_HANDLER}. */
     String notAcquiredHandler() default "";
+
+    /**
+     * The lock's name in metrics and traces, which never show the key (see
+     * {@link dev.distlock.LockOptions#withName(String)}). Empty (the default) names it after the annotation site:
+     * the bean class's short name and the method's name, as {@code OrderService.reserve} ({@code Outer.Inner.reserve}
+     * for a nested class).
+     */
+    String name() default "";
 }

@@ -20,8 +20,9 @@ import dev.distlock.LockTimeoutException;
 import dev.distlock.spring.LockKeyExpressions.EvaluatedKeys;
 
 /**
- * Runs a {@link DistributedLock} method under its lock: evaluates the key, acquires, invokes, releases (or keeps the
- * lock for the rest of {@link DistributedLock#holdAtLeast()}). A release failure is thrown after the method's own
+ * Runs a {@link DistributedLock} method under its lock: evaluates the key, acquires, invokes (inside the handle's
+ * scope when it is a {@link ScopedLockHandle}), releases (or keeps the lock for the rest of
+ * {@link DistributedLock#holdAtLeast()}). A release failure is thrown after the method's own
  * outcome: instead of its result, or added as suppressed to what it threw.
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
@@ -68,7 +69,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         long acquiredNanos = System.nanoTime();
         CurrentLock.push(lock);
         Object result;
-        try {
+        try (ScopedLockHandle.Scope scope = ScopedLockHandle.openScope(lock)) {
             result = invocation.proceed();
         }
         catch (Throwable ex) {

@@ -22,7 +22,7 @@ import dev.distlock.LockOptions;
  * @param method the method the annotation was found on, or which implements an annotated interface method
  * @param keyText the key expression as declared
  * @param key the parsed key expression
- * @param options the wait time and lease
+ * @param options the type of lock, wait time, lease and name
  * @param holdAtLeast the least time to hold the lock after acquisition, or null
  * @param onNotAcquired {@link OnNotAcquired#THROW}, {@link OnNotAcquired#SKIP} or {@link OnNotAcquired#CALL_HANDLER}
  * @param handlerName the handler bean's name with {@link OnNotAcquired#CALL_HANDLER}, otherwise empty

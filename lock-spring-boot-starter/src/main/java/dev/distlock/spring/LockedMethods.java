@@ -142,7 +142,8 @@ final class LockedMethods {
             throw new IllegalArgumentException("key must not be blank");
         }
         Expression key = this.expressions.parse(method, targetClass, annotation.key());
-        LockOptions options = LockOptions.defaults().withMode(annotation.mode());
+        String name = annotation.name().isEmpty() ? site(method, targetClass) : annotation.name();
+        LockOptions options = LockOptions.defaults().withMode(annotation.mode()).withName(name);
         Duration waitTime = duration("waitTime", annotation.waitTime());
         if (waitTime != null) {
             options = options.withWaitTime(waitTime);
@@ -188,6 +189,11 @@ final class LockedMethods {
                     + returnType + "; return a wrapper type or an Optional, or use THROW or CALL_HANDLER");
         }
         return choice;
+    }
+
+    /** {@code OrderService.reserve}: the short name of the bean's own class (not a proxy's) and the method's name. */
+    private static String site(Method method, Class<?> targetClass) {
+        return ClassUtils.getShortName(ClassUtils.getUserClass(targetClass)) + "." + method.getName();
     }
 
     /** Parses a duration attribute after resolving placeholders; null when empty. */

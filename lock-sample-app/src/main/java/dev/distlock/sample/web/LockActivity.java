@@ -23,39 +23,40 @@ public class LockActivity implements LockListener {
 
     @Override
     public void acquired(LockHandle lock, Duration waited) {
-        add("acquired", lock.key(), "token " + lock.fencingToken() + ", waited " + waited.toMillis() + " ms");
+        add("acquired", lock.key(), lock.name(),
+                "token " + lock.fencingToken() + ", waited " + waited.toMillis() + " ms");
     }
 
     @Override
-    public void notAcquired(String key, Duration waited) {
-        add("not acquired", key, "held by another owner for " + waited.toMillis() + " ms");
+    public void notAcquired(String key, String name, Duration waited) {
+        add("not acquired", key, name, "held by another owner for " + waited.toMillis() + " ms");
     }
 
     @Override
-    public void acquireFailed(String key, Duration waited, LockException reason) {
-        add("failed", key, reason.getMessage());
+    public void acquireFailed(String key, String name, Duration waited, LockException reason) {
+        add("failed", key, name, reason.getMessage());
     }
 
     @Override
     public void released(LockHandle lock, Duration held) {
-        add("released", lock.key(), "held " + held.toMillis() + " ms");
+        add("released", lock.key(), lock.name(), "held " + held.toMillis() + " ms");
     }
 
     @Override
     public void leaseLost(LockHandle lock, LeaseLostException reason) {
-        add("lease lost", lock.key(), reason.getMessage());
+        add("lease lost", lock.key(), lock.name(), reason.getMessage());
     }
 
     @Override
     public void releaseFailed(LockHandle lock, LockException reason) {
-        add("release failed", lock.key(), reason.getMessage());
+        add("release failed", lock.key(), lock.name(), reason.getMessage());
     }
 
-    private synchronized void add(String what, String key, String detail) {
+    private synchronized void add(String what, String key, String name, String detail) {
         if (this.events.size() == KEPT) {
             this.events.removeLast();
         }
-        this.events.addFirst(new Event(Instant.now(), what, key, detail));
+        this.events.addFirst(new Event(Instant.now(), what, key, name, detail));
     }
 
     /** The newest events first. */
@@ -63,7 +64,7 @@ public class LockActivity implements LockListener {
         return new ArrayList<>(this.events);
     }
 
-    /** One lock event. */
-    public record Event(Instant at, String what, String key, String detail) {
+    /** One lock event: {@code name} is the lock's low-cardinality name, as metrics show it. */
+    public record Event(Instant at, String what, String key, String name, String detail) {
     }
 }

@@ -27,7 +27,10 @@ public class SlowEditor {
     }
 
     public Page append(String id, String edit, Duration lease, Duration pause) {
-        LockOptions options = LockOptions.defaults().withLeaseTime(lease).withWaitTime(Duration.ofSeconds(10));
+        LockOptions options = LockOptions.defaults()
+            .withName("SlowEditor.append")
+            .withLeaseTime(lease)
+            .withWaitTime(Duration.ofSeconds(10));
         return this.locks.executeLocked("page:" + id, options, lock -> {
             String body = this.store.read(id);
             Pause.of(pause);

@@ -48,8 +48,18 @@ final class CompositeLockListener implements LockListener {
     }
 
     @Override
+    public void notAcquired(String key, String name, Duration waited) {
+        each(listener -> listener.notAcquired(key, name, waited));
+    }
+
+    @Override
     public void notAcquired(String key, Duration waited) {
         each(listener -> listener.notAcquired(key, waited));
+    }
+
+    @Override
+    public void acquireFailed(String key, String name, Duration waited, LockException reason) {
+        each(listener -> listener.acquireFailed(key, name, waited, reason));
     }
 
     @Override

@@ -29,7 +29,8 @@ class ConfigurationMetadataTest {
                 "distlock.verify-access-on-startup", "distlock.replica-acknowledgements.replicas",
                 "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
                 "distlock.quorum.username", "distlock.quorum.password", "distlock.wait-strategy",
-                "distlock.sharding-proxy");
+                "distlock.sharding-proxy", "management.health.distlock.enabled", "management.endpoint.locks.access",
+                "management.endpoint.locks.cache.time-to-live");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
@@ -42,6 +43,9 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
+        assertThat(field(properties.get("management.health.distlock.enabled"), "defaultValue")).isEqualTo("true");
+        assertThat(field(properties.get("management.endpoint.locks.access"), "defaultValue"))
+            .isEqualTo("unrestricted");
     }
 
     /** Each property's JSON object by name (the entries hold no nested objects). */

@@ -202,11 +202,14 @@ class DistributedLockAutoConfigurationTest {
     @Test
     void everyLockListenerBeanHearsTheEventsEvenWhenAnotherFails(RedisNode redis) {
         LockContexts.runner(redis).withUserConfiguration(ListenersConfiguration.class).run(context -> {
-            context.getBean(LockService.class).acquire("heard").release();
+            LockService locks = context.getBean(LockService.class);
+            LockHandle held = locks.acquire("heard:1");
+            assertThat(locks.tryAcquire("heard:1", LockOptions.defaults().withOwner(new Object()))).isEmpty();
+            held.release();
             assertThat(context.getBean("first", RecordingListener.class).events)
-                .containsExactly("acquired heard", "released heard");
+                .containsExactly("acquired heard:1", "not acquired heard:1 (heard)", "released heard:1");
             assertThat(context.getBean("second", RecordingListener.class).events)
-                .containsExactly("acquired heard", "released heard");
+                .containsExactly("acquired heard:1", "not acquired heard:1 (heard)", "released heard:1");
         });
     }
 
@@ -263,6 +266,11 @@ class DistributedLockAutoConfigurationTest {
         @Override
         public void acquired(LockHandle lock, Duration waited) {
             this.events.add("acquired " + lock.key());
+        }
+
+        @Override
+        public void notAcquired(String key, String name, Duration waited) {
+            this.events.add("not acquired " + key + " (" + name + ")");
         }
 
         @Override

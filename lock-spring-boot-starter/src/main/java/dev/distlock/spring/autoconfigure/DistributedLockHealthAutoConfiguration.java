@@ -1,0 +1,30 @@
+package dev.distlock.spring.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.actuate.LockServiceHealthIndicator;
+
+/**
+ * Registers the {@code distlock} health contributor ({@link LockServiceHealthIndicator}) when Spring Boot's health
+ * support is on the class path; {@code management.health.distlock.enabled=false} turns it off.
+ */
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class)
+@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnSingleCandidate(RedisLockService.class)
+public final class DistributedLockHealthAutoConfiguration {
+
+    // On the method: a class-level condition's class must load even when @ConditionalOnClass fails.
+    @Bean
+    @ConditionalOnEnabledHealthIndicator("distlock")
+    @ConditionalOnMissingBean(name = "distlockHealthIndicator")
+    LockServiceHealthIndicator distlockHealthIndicator(RedisLockService lockService) {
+        return new LockServiceHealthIndicator(lockService);
+    }
+}

@@ -1,0 +1,43 @@
+package dev.distlock.spring.autoconfigure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.micrometer.LockMetrics;
+
+/**
+ * Records lock metrics (see {@link LockMetrics}) when Micrometer is on the class path and the application has a
+ * {@link MeterRegistry}: the {@link LockMetrics} listener, which the auto-configured lock service reports to, and the
+ * held-locks gauge of the context's {@link RedisLockService}.
+ */
+@AutoConfiguration(after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+        SimpleMetricsExportAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+public final class DistributedLockMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockMetrics distributedLockMetrics(MeterRegistry registry) {
+        return new LockMetrics(registry);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "distributedLockHeldLocksMetrics")
+    @ConditionalOnSingleCandidate(RedisLockService.class)
+    MeterBinder distributedLockHeldLocksMetrics(RedisLockService lockService) {
+        return LockMetrics.heldLocks(lockService);
+    }
+}

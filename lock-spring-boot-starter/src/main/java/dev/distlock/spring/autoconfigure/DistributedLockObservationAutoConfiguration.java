@@ -1,0 +1,37 @@
+package dev.distlock.spring.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+
+import dev.distlock.LockService;
+import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.micrometer.ObservedLockService;
+
+/**
+ * Observes locks (see {@link ObservedLockService}) when Micrometer's Observation API is on the class path and the
+ * application has an {@link ObservationRegistry}: the context's {@link RedisLockService} is wrapped in an
+ * {@link ObservedLockService}, the primary {@link LockService} that applications and {@code @DistributedLock} use.
+ * {@code management.observations.enable.distlock=false} turns the observations off.
+ */
+@AutoConfiguration(after = { ObservationAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@ConditionalOnClass(ObservationRegistry.class)
+@ConditionalOnBean(ObservationRegistry.class)
+@ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+public final class DistributedLockObservationAutoConfiguration {
+
+    @Bean
+    @Primary
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(RedisLockService.class)
+    ObservedLockService observedLockService(RedisLockService lockService, ObservationRegistry registry) {
+        return new ObservedLockService(lockService, registry);
+    }
+}
