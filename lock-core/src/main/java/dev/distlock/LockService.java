@@ -79,7 +79,12 @@ public interface LockService {
      * @return what the work returned
      * @throws E what the work threw
      */
-    <T, E extends Exception> T executeLocked(String key, LockOptions options, LockedWork<T, E> work) throws E;
+    default <T, E extends Exception> T executeLocked(String key, LockOptions options, LockedWork<T, E> work) throws E {
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+        return runHolding(acquire(key, options), work);
+    }
 
     /**
      * Acquires the locks of several keys as one: all of them or none. The keys are de-duplicated and taken one by one
@@ -116,21 +121,25 @@ public interface LockService {
         if (work == null) {
             throw new IllegalArgumentException("work must not be null");
         }
-        MultiLockHandle locks = acquireAll(keys, options);
+        return runHolding(acquireAll(keys, options), work);
+    }
+
+    /** Runs the work and releases the lock on every path; a release failure after a failed work is suppressed. */
+    private static <T, E extends Exception> T runHolding(LockHandle lock, LockedWork<T, E> work) throws E {
         T result;
         try {
-            result = work.run(locks);
+            result = work.run(lock);
         }
         catch (Throwable ex) {
             try {
-                locks.release();
+                lock.release();
             }
             catch (RuntimeException releaseFailure) {
                 ex.addSuppressed(releaseFailure);
             }
             throw ex;
         }
-        locks.release();
+        lock.release();
         return result;
     }
 

@@ -154,29 +154,6 @@ public final class QuorumLockService implements LockService, AutoCloseable {
     }
 
     @Override
-    public <T, E extends Exception> T executeLocked(String key, LockOptions options, LockedWork<T, E> work) throws E {
-        if (work == null) {
-            throw new IllegalArgumentException("work must not be null");
-        }
-        LockHandle lock = acquire(key, options);
-        T result;
-        try {
-            result = work.run(lock);
-        }
-        catch (Throwable ex) {
-            try {
-                lock.release();
-            }
-            catch (RuntimeException releaseFailure) {
-                ex.addSuppressed(releaseFailure);
-            }
-            throw ex;
-        }
-        lock.release();
-        return result;
-    }
-
-    @Override
     public MultiLockHandle acquireAll(Collection<String> keys, LockOptions options) {
         LockSet locks = acquireAll(keys, options, false);
         if (locks == null) {
