@@ -1,10 +1,12 @@
 package dev.distlock.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /** The plain lock: a hash {@code <prefix>:{key}:lock} (acquire.lua, release.lua, renew.lua). */
 final class ExclusiveLock extends LockType {
+
+    /** The lock hash's suffix: {@code <prefix>:{key}:lock}, as {@link LockKeys#lockHash} names it. */
+    private static final String HASH = "lock";
 
     ExclusiveLock(Context context) {
         super(context);
@@ -22,19 +24,12 @@ final class ExclusiveLock extends LockType {
 
     @Override
     long release(Hold hold, String holdId, String keepHeldMillis) {
-        return this.context.scripts().release(lockHash(hold), hold.ownerToken, holdId, hold.releaseChannel,
-                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
+        return releasePlainHash(hold, HASH, holdId, keepHeldMillis);
     }
 
     @Override
     boolean[] renew(List<Hold> holds, String leaseMillis) {
-        List<String> hashes = new ArrayList<>(holds.size());
-        List<String> tokens = new ArrayList<>(holds.size());
-        for (Hold hold : holds) {
-            hashes.add(lockHash(hold));
-            tokens.add(hold.ownerToken);
-        }
-        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+        return renewPlainHashes(holds, HASH, leaseMillis);
     }
 
     @Override
@@ -43,6 +38,6 @@ final class ExclusiveLock extends LockType {
     }
 
     private String lockHash(Hold hold) {
-        return this.context.keys().lockHash(hold.key());
+        return name(hold, HASH);
     }
 }

@@ -1,6 +1,5 @@
 package dev.distlock.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -44,13 +43,7 @@ final class FairLock extends LockType {
 
     @Override
     boolean[] renew(List<Hold> holds, String leaseMillis) {
-        List<String> hashes = new ArrayList<>(holds.size());
-        List<String> tokens = new ArrayList<>(holds.size());
-        for (Hold hold : holds) {
-            hashes.add(name(hold, "fair:lock"));
-            tokens.add(hold.ownerToken);
-        }
-        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+        return renewPlainHashes(holds, "fair:lock", leaseMillis);
     }
 
     @Override

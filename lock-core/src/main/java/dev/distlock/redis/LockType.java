@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +86,23 @@ abstract class LockType {
 
     String name(Hold hold, String suffix) {
         return this.context.keys().name(hold.key(), suffix);
+    }
+
+    /** release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
+    final long releasePlainHash(Hold hold, String suffix, String holdId, String keepHeldMillis) {
+        return this.context.scripts().release(name(hold, suffix), hold.ownerToken, holdId, hold.releaseChannel,
+                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
+    }
+
+    /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
+    final boolean[] renewPlainHashes(List<Hold> holds, String suffix, String leaseMillis) {
+        List<String> hashes = new ArrayList<>(holds.size());
+        List<String> tokens = new ArrayList<>(holds.size());
+        for (Hold hold : holds) {
+            hashes.add(name(hold, suffix));
+            tokens.add(hold.ownerToken);
+        }
+        return this.context.scripts().renew(hashes, tokens, leaseMillis);
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */

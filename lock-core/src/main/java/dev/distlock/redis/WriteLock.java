@@ -1,6 +1,5 @@
 package dev.distlock.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -14,6 +13,9 @@ import dev.distlock.LockMode;
  * writer's intent, which write-withdraw.lua drops when the writer gives up. A release wakes every waiter.
  */
 final class WriteLock extends LockType {
+
+    /** The writer's hash suffix: {@code <prefix>:{key}:rw:write}. */
+    private static final String WRITER = "rw:write";
 
     private final RedisScript<Long> acquire = LockScripts.load("write-acquire.lua", Long.class);
 
@@ -38,19 +40,12 @@ final class WriteLock extends LockType {
 
     @Override
     long release(Hold hold, String holdId, String keepHeldMillis) {
-        return this.context.scripts().release(writer(hold), hold.ownerToken, holdId, hold.releaseChannel,
-                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
+        return releasePlainHash(hold, WRITER, holdId, keepHeldMillis);
     }
 
     @Override
     boolean[] renew(List<Hold> holds, String leaseMillis) {
-        List<String> hashes = new ArrayList<>(holds.size());
-        List<String> tokens = new ArrayList<>(holds.size());
-        for (Hold hold : holds) {
-            hashes.add(writer(hold));
-            tokens.add(hold.ownerToken);
-        }
-        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+        return renewPlainHashes(holds, WRITER, leaseMillis);
     }
 
     @Override
@@ -81,6 +76,6 @@ final class WriteLock extends LockType {
     }
 
     private String writer(Hold hold) {
-        return name(hold, "rw:write");
+        return name(hold, WRITER);
     }
 }
