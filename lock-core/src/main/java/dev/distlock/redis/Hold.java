@@ -1,13 +1,9 @@
 package dev.distlock.redis;
 
 import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LeaseLostException;
@@ -19,7 +15,6 @@ import dev.distlock.LockMode;
  */
 final class Hold {
 
-    private static final Log logger = LogFactory.getLog(Hold.class);
 
     final HoldKey holdKey;
 
@@ -32,7 +27,7 @@ final class Hold {
 
     private final AtomicInteger holdIds = new AtomicInteger();
 
-    private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
+    private final LostCallbacks lostCallbacks = new LostCallbacks();
 
     /** Open acquisitions, counted before their Redis call so that a concurrent release never ends the hold early. */
     private int openHolds; // guarded by this
@@ -161,29 +156,13 @@ final class Hold {
 
     /** Calls each lease-lost callback once, after {@link #markLost}. */
     void runLostCallbacks(LeaseLostException reason) {
-        for (Consumer<LeaseLostException> callback : this.lostCallbacks) {
-            if (this.lostCallbacks.remove(callback)) { // whoever removes a callback calls it, so it runs once
-                call(callback, reason);
-            }
-        }
+        this.lostCallbacks.fire(reason);
     }
 
     void onLost(Consumer<LeaseLostException> callback) {
-        this.lostCallbacks.add(callback);
-        LeaseLostException reason = this.lost;
-        if (reason != null && this.lostCallbacks.remove(callback)) {
-            call(callback, reason);
-        }
+        this.lostCallbacks.add(callback, () -> this.lost);
     }
 
-    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
-        try {
-            callback.accept(reason);
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Lease-lost callback for lock '" + reason.key() + "' failed", ex);
-        }
-    }
 
     /**
      * Who owns a hold, for reentrancy: an owner object (by default the thread), the lock's key and the type of lock.

@@ -7,12 +7,9 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LeaseLostException;
@@ -23,7 +20,6 @@ import dev.distlock.MultiLockHandle;
 /** The held locks of a key set: every call fans out to the members (see {@link MultiLockHandle}). */
 final class LockSet implements MultiLockHandle {
 
-    private static final Log logger = LogFactory.getLog(LockSet.class);
 
     private final List<LockHandle> members;
 
@@ -31,7 +27,7 @@ final class LockSet implements MultiLockHandle {
 
     private final String name;
 
-    private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
+    private final LostCallbacks lostCallbacks = new LostCallbacks();
 
     private final AtomicReference<@Nullable LeaseLostException> lost = new AtomicReference<>();
 
@@ -117,11 +113,7 @@ final class LockSet implements MultiLockHandle {
         if (callback == null) {
             throw new IllegalArgumentException("callback must not be null");
         }
-        this.lostCallbacks.add(callback);
-        LeaseLostException reason = this.lost.get();
-        if (reason != null && this.lostCallbacks.remove(callback)) {
-            call(callback, reason);
-        }
+        this.lostCallbacks.add(callback, this.lost::get);
     }
 
     private void memberLost(LockHandle member, LeaseLostException memberReason) {
@@ -132,21 +124,9 @@ final class LockSet implements MultiLockHandle {
         if (!this.lost.compareAndSet(null, reason)) {
             return; // the set is reported lost once, for its first lost member
         }
-        for (Consumer<LeaseLostException> callback : this.lostCallbacks) {
-            if (this.lostCallbacks.remove(callback)) { // whoever removes a callback calls it, so it runs once
-                call(callback, reason);
-            }
-        }
+        this.lostCallbacks.fire(reason);
     }
 
-    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
-        try {
-            callback.accept(reason);
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Lease-lost callback for lock set " + reason.key() + " failed", ex);
-        }
-    }
 
     @Override
     public void release() {

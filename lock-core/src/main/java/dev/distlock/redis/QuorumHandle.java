@@ -5,12 +5,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
@@ -22,7 +19,6 @@ import dev.distlock.LockOptions;
  */
 final class QuorumHandle implements LockHandle {
 
-    private static final Log logger = LogFactory.getLog(QuorumHandle.class);
 
     final List<Member> members;
 
@@ -41,7 +37,7 @@ final class QuorumHandle implements LockHandle {
 
     private final AtomicBoolean released = new AtomicBoolean();
 
-    private final List<Consumer<LeaseLostException>> lostCallbacks = new CopyOnWriteArrayList<>();
+    private final LostCallbacks lostCallbacks = new LostCallbacks();
 
     QuorumHandle(QuorumLockService service, String key, List<Member> members, QuorumHold hold, int quorum,
             Duration drift, long acquiredNanos) {
@@ -111,34 +107,18 @@ final class QuorumHandle implements LockHandle {
         if (callback == null) {
             throw new IllegalArgumentException("callback must not be null");
         }
-        this.lostCallbacks.add(callback);
-        LeaseLostException reason = this.hold.lostReason();
-        if (reason != null && this.lostCallbacks.remove(callback)) {
-            call(callback, reason);
-        }
+        this.lostCallbacks.add(callback, this.hold::lostReason);
     }
 
     /** The quorum was lost: calls each lease-lost callback once. */
     void lost(LeaseLostException reason) {
-        for (Consumer<LeaseLostException> callback : this.lostCallbacks) {
-            if (this.lostCallbacks.remove(callback)) { // whoever removes a callback calls it, so it runs once
-                call(callback, reason);
-            }
-        }
+        this.lostCallbacks.fire(reason);
     }
 
     boolean isLost() {
         return this.hold.lostReason() != null;
     }
 
-    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
-        try {
-            callback.accept(reason);
-        }
-        catch (RuntimeException ex) {
-            logger.warn("Lease-lost callback for lock '" + reason.key() + "' failed", ex);
-        }
-    }
 
     @Override
     public void release() {
