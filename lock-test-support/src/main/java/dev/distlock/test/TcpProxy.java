@@ -27,6 +27,8 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile boolean blackhole;
 
+    private volatile boolean blackholeReplies;
+
     private volatile boolean closed;
 
     private TcpProxy(int targetPort) throws IOException {
@@ -62,6 +64,14 @@ public final class TcpProxy implements AutoCloseable {
         this.blackhole = on;
     }
 
+    /**
+     * While on, requests reach the server but its replies are read and thrown away: the server acts, the client never
+     * hears of it. Connections stay open.
+     */
+    public void blackholeReplies(boolean on) {
+        this.blackholeReplies = on;
+    }
+
     /** Closes every open connection, as a network failure or a restarted load balancer would. */
     public void dropConnections() {
         for (Socket socket : this.sockets) {
@@ -83,8 +93,8 @@ public final class TcpProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 this.sockets.add(client);
                 this.sockets.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                pump(client, upstream, false);
+                pump(upstream, client, true);
             }
             catch (IOException ex) {
                 if (this.closed) {
@@ -94,13 +104,13 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean replies) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
-                    if (this.blackhole) {
+                    if (this.blackhole || (replies && this.blackholeReplies)) {
                         continue;
                     }
                     long latency = this.latencyNanos;
