@@ -42,9 +42,10 @@ final class AccessCheck {
                 LockType type = entry.getValue();
                 Hold probe = new Hold(new HoldKey(ownerToken, PROBE_KEY, entry.getKey()), type,
                         type.releaseChannel(PROBE_KEY), ownerToken);
-                if (type.acquire(probe, "1", "5000", true) > 0) {
+                long token = type.acquire(probe, new LockType.Grant("1", "5000", true, false, true));
+                if (token > 0) {
                     type.renew(List.of(probe), "5000");
-                    type.release(probe, "1", "0");
+                    type.release(probe, new LockType.Release("1", token, true, "0"));
                 }
                 type.leave(probe);
                 type.context.scripts().delete(type.keys(probe)); // no probe key outlives the check

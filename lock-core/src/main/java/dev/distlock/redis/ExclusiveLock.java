@@ -18,17 +18,17 @@ final class ExclusiveLock extends LockType {
     }
 
     @Override
-    long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
-        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken, holdId, leaseMillis);
+    long acquire(Hold hold, Grant grant) {
+        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken, grant);
     }
 
     @Override
-    long release(Hold hold, String holdId, String keepHeldMillis) {
-        return releasePlainHash(hold, HASH, holdId, keepHeldMillis);
+    long release(Hold hold, Release release) {
+        return releasePlainHash(hold, HASH, release);
     }
 
     @Override
-    boolean[] renew(List<Hold> holds, String leaseMillis) {
+    int[] renew(List<Hold> holds, String leaseMillis) {
         return renewPlainHashes(holds, HASH, leaseMillis);
     }
 

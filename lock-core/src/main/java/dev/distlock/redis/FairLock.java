@@ -28,21 +28,23 @@ final class FairLock extends LockType {
     }
 
     @Override
-    long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
+    long acquire(Hold hold, Grant grant) {
         return this.context.scripts()
-            .run(this.acquire, keys(hold), hold.ownerToken, holdId, leaseMillis,
-                    waiting ? this.context.waiterLeaseMillis() : "0");
+            .run(this.acquire, keys(hold), hold.ownerToken, grant.holdId(), grant.leaseMillis(),
+                    grant.waiting() ? this.context.waiterLeaseMillis() : "0", grant.watchdogFlag(),
+                    grant.reentryFlag());
     }
 
     @Override
-    long release(Hold hold, String holdId, String keepHeldMillis) {
+    long release(Hold hold, Release release) {
         return this.context.scripts()
-            .run(this.release, keys(hold), hold.ownerToken, holdId, hold.releaseChannel,
-                    this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
+            .run(this.release, keys(hold), hold.ownerToken, release.holdId(), hold.releaseChannel,
+                    this.context.tokenRetentionMillis(), release.keepHeldMillis(), publishCommand(),
+                    Long.toString(release.fencingToken()), release.watchdogFlag());
     }
 
     @Override
-    boolean[] renew(List<Hold> holds, String leaseMillis) {
+    int[] renew(List<Hold> holds, String leaseMillis) {
         return renewPlainHashes(holds, "fair:lock", leaseMillis);
     }
 

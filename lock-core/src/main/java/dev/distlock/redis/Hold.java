@@ -1,8 +1,11 @@
 package dev.distlock.redis;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,10 +14,11 @@ import dev.distlock.LockMode;
 
 /**
  * One owner's hold on one lock: the owner token in Redis, the reentrant acquisitions open under it, and the lease as
- * this process knows it. Handles of the same owner and key share a hold.
+ * this process knows it. Handles of the same owner and key share a hold. Each acquisition keeps its own lease: the
+ * hold's lease is renewed while any open handle asked for the watchdog, and otherwise ends at the latest fixed lease
+ * deadline of its open handles, as in Redis (see release.lua).
  */
 final class Hold {
-
 
     final HoldKey holdKey;
 
@@ -27,7 +31,8 @@ final class Hold {
 
     private final AtomicInteger holdIds = new AtomicInteger();
 
-    private final LostCallbacks lostCallbacks = new LostCallbacks();
+    /** The granted, unreleased handles: whose lease-lost callbacks run, and whose leases make the hold's. */
+    private final Set<RedisLockHandle> handles = new LinkedHashSet<>(); // guarded by this
 
     /** Open acquisitions, counted before their Redis call so that a concurrent release never ends the hold early. */
     private int openHolds; // guarded by this
@@ -111,6 +116,35 @@ final class Hold {
         return this.renewedNanos;
     }
 
+    /** Adds a granted handle, whose lease Redis confirmed from no earlier than {@code sentNanos}. */
+    synchronized void granted(RedisLockHandle handle, long sentNanos, long leaseNanos) {
+        this.handles.add(handle);
+        extendDeadline(sentNanos, leaseNanos);
+    }
+
+    /**
+     * Removes a released handle, so that its callbacks no longer run. When no remaining handle is renewed by the
+     * watchdog, the lease comes back to the latest fixed deadline among them.
+     *
+     * @return whether a remaining handle is renewed by the watchdog
+     */
+    synchronized boolean released(RedisLockHandle handle) {
+        this.handles.remove(handle);
+        long latest = 0;
+        for (RedisLockHandle open : this.handles) {
+            if (open.watchdog) {
+                return true;
+            }
+            if (latest == 0 || open.fixedDeadlineNanos - latest > 0) {
+                latest = open.fixedDeadlineNanos;
+            }
+        }
+        if (latest != 0) {
+            this.deadlineNanos = latest;
+        }
+        return false;
+    }
+
     /** Moves the deadline forward (never back) after Redis confirmed a lease that started no earlier than sentNanos. */
     synchronized void extendDeadline(long sentNanos, long leaseNanos) {
         long deadline = sentNanos + leaseNanos;
@@ -154,13 +188,20 @@ final class Hold {
         return true;
     }
 
-    /** Calls each lease-lost callback once, after {@link #markLost}. */
-    void runLostCallbacks(LeaseLostException reason) {
-        this.lostCallbacks.fire(reason);
+    /** The loss, once {@link #markLost} recorded it. */
+    @Nullable LeaseLostException lostReason() {
+        return this.lost;
     }
 
-    void onLost(Consumer<LeaseLostException> callback) {
-        this.lostCallbacks.add(callback, () -> this.lost);
+    /** Calls the lease-lost callbacks of every unreleased handle once, after {@link #markLost}. */
+    void runLostCallbacks(LeaseLostException reason) {
+        List<RedisLockHandle> open;
+        synchronized (this) {
+            open = new ArrayList<>(this.handles);
+        }
+        for (RedisLockHandle handle : open) {
+            handle.lostCallbacks.fire(reason);
+        }
     }
 
 

@@ -69,13 +69,12 @@ final class LeaseWatchdog {
     }
 
     void watch(Hold hold) {
-        if (!hold.watched) {
-            hold.watched = true;
-            this.watched.add(hold);
-        }
+        hold.watched = true;
+        this.watched.add(hold);
     }
 
     void unwatch(Hold hold) {
+        hold.watched = false;
         this.watched.remove(hold);
     }
 
@@ -150,7 +149,7 @@ final class LeaseWatchdog {
 
     private void renewBatch(List<Hold> batch) {
         long sentNanos = System.nanoTime();
-        boolean[] renewed;
+        int[] renewed;
         try {
             renewed = batch.get(0).type.renew(batch, this.leaseMillis);
         }
@@ -171,11 +170,11 @@ final class LeaseWatchdog {
         int count = 0;
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
-            if (renewed[i]) {
+            if (renewed[i] == LockScripts.RENEWED) {
                 hold.extendDeadline(sentNanos, this.leaseNanos);
                 count++;
             }
-            else if (!hold.isFinished()) {
+            else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
                 this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock '" + hold.key()
                         + "' was deleted or taken by another owner while held; the watchdog could not renew it"));
             }

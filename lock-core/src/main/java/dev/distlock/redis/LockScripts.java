@@ -37,6 +37,15 @@ final class LockScripts {
     /** This owner's last hold ended but the lock stays held by others (a reader among readers): nobody to wake. */
     static final long FREED_QUIETLY = 3;
 
+    /** What the renewal scripts answer per lock: the lease was extended. */
+    static final int RENEWED = 1;
+
+    /** The lock is deleted or held by another owner: the lease is lost. */
+    static final int NOT_HELD_BY_OWNER = 0;
+
+    /** Still held by the owner, but none of its open holds asks for renewal: left as it is. */
+    static final int NOT_RENEWED = 2;
+
     private final StringRedisTemplate redis;
 
     private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
@@ -63,42 +72,46 @@ final class LockScripts {
     }
 
     /**
-     * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, otherwise {@code -1 - holder's remaining
-     * lease in ms}.
+     * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, {@code 0} when a re-entry found the
+     * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
      */
-    long acquire(String lockHash, String ownerToken, String holdId, String leaseMillis) {
-        return run(this.acquire, List.of(lockHash), ownerToken, holdId, leaseMillis);
+    long acquire(String lockHash, String ownerToken, LockType.Grant grant) {
+        return run(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
+                grant.watchdogFlag(), grant.reentryFlag());
     }
 
     /**
-     * Runs release.lua with {@code keepHeldMillis} "0" to free the lock at once, or more to leave it held that long,
-     * publishing a freed lock's message with {@code publishCommand}. Returns one of {@link #FREED},
+     * Runs release.lua, publishing a freed lock's message with {@code publishCommand}. Returns one of {@link #FREED},
      * {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
-    long release(String lockHash, String ownerToken, String holdId, String channel, String message,
-            String retentionMillis, String keepHeldMillis, String publishCommand) {
-        return run(this.release, List.of(lockHash), ownerToken, holdId, channel, message, retentionMillis,
-                keepHeldMillis, publishCommand);
+    long release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
+            String retentionMillis, String publishCommand) {
+        return run(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
+                release.keepHeldMillis(), publishCommand, Long.toString(release.fencingToken()),
+                release.watchdogFlag());
     }
 
-    /** Runs renew.lua over one batch of locks in one slot: returns, per lock, whether it was renewed. */
-    boolean[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
+    /** Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... */
+    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
         return renewBatch(this.renew, lockHashes, ownerTokens, leaseMillis);
     }
 
     /**
-     * Runs a renewal script that takes the lease then one owner token per lock, and answers 1 or 0 per lock: returns,
-     * per lock, whether it was renewed.
+     * Runs a renewal script that takes the lease then one owner token per lock, and answers per lock
+     * {@link #RENEWED}, {@link #NOT_HELD_BY_OWNER} or {@link #NOT_RENEWED}.
      */
     @SuppressWarnings("rawtypes")
-    boolean[] renewBatch(RedisScript<List> script, List<String> keys, List<String> ownerTokens, String leaseMillis) {
+    int[] renewBatch(RedisScript<List> script, List<String> keys, List<String> ownerTokens, String leaseMillis) {
         List<String> args = new ArrayList<>(ownerTokens.size() + 1);
         args.add(leaseMillis);
         args.addAll(ownerTokens);
         List<?> replies = this.redis.execute(script, keys, args.toArray());
-        boolean[] renewed = new boolean[ownerTokens.size()];
+        if (replies == null) {
+            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+        }
+        int[] renewed = new int[ownerTokens.size()];
         for (int i = 0; i < renewed.length; i++) {
-            renewed[i] = replies != null && ((Number) replies.get(i)).longValue() == 1;
+            renewed[i] = ((Number) replies.get(i)).intValue();
         }
         return renewed;
     }

@@ -45,21 +45,24 @@ abstract class LockType {
     abstract String releaseChannel(String key);
 
     /**
-     * Takes or re-enters the lock. {@code waiting}: the caller will wait if refused, so it keeps a place in Redis
-     * (a queue place or a write intent) where the type has one.
+     * Takes or re-enters the lock.
      *
-     * @return the fencing token ({@code > 0}) when granted, else {@code -1 - ms until it is worth trying again}
+     * @return the fencing token ({@code > 0}) when granted, {@code 0} when a {@link Grant#reentry()} found the
+     * owner's hold gone, else {@code -1 - ms until it is worth trying again}
      */
-    abstract long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting);
+    abstract long acquire(Hold hold, Grant grant);
 
     /** Releases one hold: answers {@link LockScripts#FREED}, {@link LockScripts#STILL_HELD}, ... */
-    abstract long release(Hold hold, String holdId, String keepHeldMillis);
+    abstract long release(Hold hold, Release release);
 
     /** Every Redis key a hold of this type may use: for removing the start-up check's probe lock. */
     abstract List<String> keys(Hold hold);
 
-    /** Renews a batch of holds of this type in one slot: per hold, whether it was renewed. */
-    abstract boolean[] renew(List<Hold> holds, String leaseMillis);
+    /**
+     * Renews a batch of holds of this type in one slot: per hold, {@link LockScripts#RENEWED},
+     * {@link LockScripts#NOT_HELD_BY_OWNER} or {@link LockScripts#NOT_RENEWED}.
+     */
+    abstract int[] renew(List<Hold> holds, String leaseMillis);
 
     /**
      * A waiter gives up without the lock: gives up the place it kept in Redis, if the type keeps one.
@@ -89,13 +92,13 @@ abstract class LockType {
     }
 
     /** release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final long releasePlainHash(Hold hold, String suffix, String holdId, String keepHeldMillis) {
-        return this.context.scripts().release(name(hold, suffix), hold.ownerToken, holdId, hold.releaseChannel,
-                this.context.clientId(), this.context.tokenRetentionMillis(), keepHeldMillis, publishCommand());
+    final long releasePlainHash(Hold hold, String suffix, Release release) {
+        return this.context.scripts().release(name(hold, suffix), hold.ownerToken, release, hold.releaseChannel,
+                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand());
     }
 
     /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final boolean[] renewPlainHashes(List<Hold> holds, String suffix, String leaseMillis) {
+    final int[] renewPlainHashes(List<Hold> holds, String suffix, String leaseMillis) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (Hold hold : holds) {
@@ -108,6 +111,47 @@ abstract class LockType {
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */
     String publishCommand() {
         return this.context.pubSub().publishCommand();
+    }
+
+    /**
+     * One acquisition's request.
+     *
+     * @param holdId the acquisition's id within its hold, so that a retried call never counts twice
+     * @param leaseMillis its lease
+     * @param watchdog whether the watchdog renews it (otherwise the lease is fixed)
+     * @param reentry whether it re-enters the owner's open hold, which it may only do while Redis still has that hold
+     * @param waiting whether the caller waits if refused, so that it keeps a place in Redis (a queue place or a
+     * write intent) where the type has one
+     */
+    record Grant(String holdId, String leaseMillis, boolean watchdog, boolean reentry, boolean waiting) {
+
+        String watchdogFlag() {
+            return flag(this.watchdog);
+        }
+
+        String reentryFlag() {
+            return flag(this.reentry);
+        }
+    }
+
+    /**
+     * One acquisition's release.
+     *
+     * @param holdId the acquisition's id within its hold
+     * @param fencingToken the token of the owner's grant, which recognises a retried release after others took the
+     * lock
+     * @param watchdog whether the watchdog renewed the acquisition
+     * @param keepHeldMillis "0" to free the lock now, else how long to keep it held when this is the owner's last hold
+     */
+    record Release(String holdId, long fencingToken, boolean watchdog, String keepHeldMillis) {
+
+        String watchdogFlag() {
+            return flag(this.watchdog);
+        }
+    }
+
+    private static String flag(boolean value) {
+        return value ? "1" : "0";
     }
 
     /** What every lock type of one service needs. */

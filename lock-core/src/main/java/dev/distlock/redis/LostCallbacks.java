@@ -40,7 +40,12 @@ final class LostCallbacks {
         }
     }
 
-    private static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
+    /** Drops every callback not run yet: the handle was released, so none of them is owed. */
+    void clear() {
+        this.callbacks.clear();
+    }
+
+    static void call(Consumer<LeaseLostException> callback, LeaseLostException reason) {
         try {
             callback.accept(reason);
         }

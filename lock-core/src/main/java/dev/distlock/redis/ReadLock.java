@@ -38,22 +38,23 @@ final class ReadLock extends LockType {
     }
 
     @Override
-    long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
+    long acquire(Hold hold, Grant grant) {
         return this.context.scripts()
             .run(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"), name(hold, "rw:intent"),
-                    name(hold, "rw:fence")), hold.ownerToken, holdId, leaseMillis,
-                    this.context.tokenRetentionMillis());
+                    name(hold, "rw:fence")), hold.ownerToken, grant.holdId(), grant.leaseMillis(),
+                    this.context.tokenRetentionMillis(), grant.watchdogFlag(), grant.reentryFlag());
     }
 
     @Override
-    long release(Hold hold, String holdId, String keepHeldMillis) {
+    long release(Hold hold, Release release) {
         return this.context.scripts()
-            .run(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken, holdId, hold.releaseChannel,
-                    this.context.clientId(), RELEASED_READER_MILLIS, keepHeldMillis, publishCommand());
+            .run(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken, release.holdId(),
+                    hold.releaseChannel, this.context.clientId(), RELEASED_READER_MILLIS, release.keepHeldMillis(),
+                    publishCommand(), release.watchdogFlag());
     }
 
     @Override
-    boolean[] renew(List<Hold> holds, String leaseMillis) {
+    int[] renew(List<Hold> holds, String leaseMillis) {
         List<String> keys = new ArrayList<>(2 * holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (Hold hold : holds) {

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -18,6 +20,15 @@ final class RedisLockHandle implements LockHandle {
 
     final long acquiredNanos;
 
+    /** Whether the watchdog renews this acquisition's lease. */
+    final boolean watchdog;
+
+    /** For a fixed lease, when it ends on {@link System#nanoTime()}, measured from before the Redis call. */
+    final long fixedDeadlineNanos;
+
+    /** Run when the hold's lease is lost while this handle is unreleased; dropped at its release. */
+    final LostCallbacks lostCallbacks = new LostCallbacks();
+
     private final long fencingToken;
 
     private final String name;
@@ -26,14 +37,19 @@ final class RedisLockHandle implements LockHandle {
 
     private final AtomicBoolean released = new AtomicBoolean();
 
+    /** The loss, when the lease was known lost before the release: owed to callbacks added afterwards. */
+    private volatile @Nullable LeaseLostException lostWhileHeld;
+
     RedisLockHandle(RedisLockService service, Hold hold, String holdId, String name, long fencingToken,
-            long acquiredNanos) {
+            long acquiredNanos, boolean watchdog, long leaseNanos) {
         this.service = service;
         this.hold = hold;
         this.holdId = holdId;
         this.name = name;
         this.fencingToken = fencingToken;
         this.acquiredNanos = acquiredNanos;
+        this.watchdog = watchdog;
+        this.fixedDeadlineNanos = acquiredNanos + leaseNanos;
     }
 
     @Override
@@ -71,12 +87,29 @@ final class RedisLockHandle implements LockHandle {
         if (callback == null) {
             throw new IllegalArgumentException("callback must not be null");
         }
-        this.hold.onLost(callback);
+        if (!this.released.get()) {
+            this.lostCallbacks.add(callback, this.hold::lostReason);
+            return;
+        }
+        LeaseLostException lost = this.lostWhileHeld;
+        if (lost != null) {
+            LostCallbacks.call(callback, lost);
+        }
+    }
+
+    /** Marks the handle released; false when it was already. Its lease-lost callbacks are dropped. */
+    boolean markReleased() {
+        if (!this.released.compareAndSet(false, true)) {
+            return false;
+        }
+        this.lostWhileHeld = this.hold.lostReason();
+        this.lostCallbacks.clear();
+        return true;
     }
 
     @Override
     public void release() {
-        if (this.released.compareAndSet(false, true)) {
+        if (markReleased()) {
             this.service.release(this, 0);
         }
     }
@@ -90,7 +123,7 @@ final class RedisLockHandle implements LockHandle {
             throw new IllegalArgumentException(
                     "delay must be at most " + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + delay);
         }
-        if (this.released.compareAndSet(false, true)) {
+        if (markReleased()) {
             this.service.release(this, delay.toMillis());
         }
     }

@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -75,6 +77,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private static final int RELEASE_ATTEMPTS = 3;
 
+    /** At most this many undos wait while Redis does not answer; beyond that a failed grant expires with its lease. */
+    private static final int CLEAN_UP_QUEUE = 10_000;
+
     private final LockKeys keys;
 
     private final Map<LockMode, LockType> types;
@@ -99,6 +104,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
     private final SecureRandom random = new SecureRandom();
 
     private final ScheduledThreadPoolExecutor scheduler;
+
+    /** Undoes acquisitions that failed, off the caller's path and off the watchdog's thread. */
+    private final ThreadPoolExecutor cleanUps;
 
     private final LeaseWatchdog watchdog;
 
@@ -128,6 +136,13 @@ public final class RedisLockService implements LockService, AutoCloseable {
             return thread;
         });
         this.scheduler.setRemoveOnCancelPolicy(true);
+        this.cleanUps = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(CLEAN_UP_QUEUE), task -> {
+                    Thread thread = new Thread(task, "distlock-cleanup-" + threadCount.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                }, (task, executor) -> logger.warn("Too many failed acquisitions to undo; the lock of one expires "
+                        + "with its lease"));
         RedisConnectionFactory connectionFactory = builder.redis.getRequiredConnectionFactory();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         Duration interval = (builder.renewalInterval != null) ? builder.renewalInterval
@@ -294,15 +309,24 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
     }
 
-    /** Releases one acquisition; {@code keepHeldMillis} > 0 leaves the lock held that much longer. */
+    /**
+     * Releases one acquisition; {@code keepHeldMillis} > 0 leaves the lock held that much longer. Goes through on an
+     * interrupted thread too, whose flag stays set.
+     */
     void release(RedisLockHandle handle, long keepHeldMillis) {
         Hold hold = handle.hold;
+        boolean renewedHandleRemains = hold.released(handle);
         if (hold.close()) {
             forget(hold); // the owner's last acquisition: stop renewing before the lock is freed
         }
+        else if (!renewedHandleRemains) {
+            this.watchdog.unwatch(hold); // the remaining acquisitions have fixed leases
+        }
+        LockType.Release release = new LockType.Release(handle.holdId, handle.fencingToken(), handle.watchdog,
+                Long.toString(keepHeldMillis));
         long reply;
         try {
-            reply = releaseWithRetries(hold, handle.holdId, keepHeldMillis);
+            reply = releaseWithRetries(hold, release);
         }
         catch (DataAccessException ex) {
             LockUnavailableException failure = new LockUnavailableException(hold.key(), "Could not release lock '"
@@ -311,7 +335,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
             Listeners.call(() -> this.listener.releaseFailed(handle, failure));
             throw failure;
         }
-        if (reply == LockScripts.FREED && keepHeldMillis == 0) {
+        // An earlier try may have freed the lock with its reply lost: this service drops its own release messages
+        if ((reply == LockScripts.FREED || reply == LockScripts.ALREADY_RELEASED) && keepHeldMillis == 0) {
             this.subscriptions.signalLocal(hold.releaseChannel);
         }
         if (reply >= 0) {
@@ -328,30 +353,47 @@ public final class RedisLockService implements LockService, AutoCloseable {
         throw lost;
     }
 
-    private long releaseWithRetries(Hold hold, String holdId, long keepHeldMillis) {
-        String keepHeld = Long.toString(keepHeldMillis);
-        for (int attempt = 1;; attempt++) {
-            try {
-                return hold.type.release(hold, holdId, keepHeld);
-            }
-            catch (DataAccessException ex) {
-                // A retry is safe: the script recognises a hold it released already and never touches another's.
-                if (attempt == RELEASE_ATTEMPTS || !pause(50L * attempt)) {
-                    throw ex;
+    /**
+     * Runs the release script, retrying a failed call. The Redis client refuses to wait for a reply on an interrupted
+     * thread, so the interrupt flag is cleared before each try and set again at the end if it was set at any time.
+     */
+    private static long releaseWithRetries(Hold hold, LockType.Release release) {
+        boolean interrupted = false;
+        try {
+            for (int attempt = 1;; attempt++) {
+                interrupted |= Thread.interrupted();
+                try {
+                    return hold.type.release(hold, release);
                 }
+                catch (DataAccessException ex) {
+                    // A retry is safe: the script recognises a hold it released already and never touches another's.
+                    if (attempt == RELEASE_ATTEMPTS) {
+                        throw ex;
+                    }
+                    interrupted |= sleepThroughInterrupts(TimeUnit.MILLISECONDS.toNanos(50L * attempt));
+                }
+            }
+        }
+        finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
-    private static boolean pause(long millis) {
-        try {
-            Thread.sleep(millis);
-            return true;
+    /** Sleeps the whole time even when interrupted; returns whether it was, with the flag cleared. */
+    private static boolean sleepThroughInterrupts(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        boolean interrupted = false;
+        for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            }
+            catch (InterruptedException ex) {
+                interrupted = true;
+            }
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return interrupted;
     }
 
     /** Reports a lost lease once: stops renewing it, logs it, and tells the listener, then the holder's callbacks. */
@@ -457,8 +499,15 @@ public final class RedisLockService implements LockService, AutoCloseable {
     public void close() {
         this.closed = true;
         this.scheduler.shutdownNow();
+        this.cleanUps.shutdownNow();
         this.subscriptions.signalAll(); // waiting threads see the service closed
         this.subscriptions.close();
+    }
+
+    private void cleanUp(Runnable task) {
+        if (!this.closed) {
+            this.cleanUps.execute(task);
+        }
     }
 
     private byte[] randomBytes(int count) {
@@ -521,15 +570,26 @@ public final class RedisLockService implements LockService, AutoCloseable {
                     : Long.toString(lease.toMillis());
         }
 
+        /**
+         * One try: re-enters the owner's hold if it is open, else takes a new hold. A re-entry only ever re-enters:
+         * when the owner's hold is past its deadline, or gone in Redis, the hold is reported lost (its unreleased
+         * handles learn it) and this call takes the lock anew, as a new hold with a new fencing token.
+         */
         @Nullable RedisLockHandle attempt() {
             Hold current = RedisLockService.this.holds.get(this.holdKey);
-            if (current != null && current.open()) {
-                RedisLockHandle handle = grant(current, true);
-                if (handle == null) {
-                    lose(current, new NotLockOwnerException(this.key, "Lock '" + this.key + "' is held by another "
-                            + "owner: the lease of this owner's outer acquisition was lost"));
+            if (current != null && !current.isOver()) {
+                if (!current.isValid()) {
+                    lose(current, new LeaseLostException(this.key, "The lease of lock '" + this.key
+                            + "' ran out before its owner acquired it again"));
                 }
-                return handle;
+                else if (current.open()) {
+                    RedisLockHandle handle = grant(current, true);
+                    if (handle != null) {
+                        return handle;
+                    }
+                    lose(current, new LeaseLostException(this.key, "Lock '" + this.key + "' was no longer held "
+                            + "by its owner when the owner acquired it again: the lease was lost meanwhile"));
+                }
             }
             return grant(freshHold(), false);
         }
@@ -573,36 +633,47 @@ public final class RedisLockService implements LockService, AutoCloseable {
             });
         }
 
+        /** Asks Redis; null when refused (a re-entry: when the owner's hold is gone in Redis). */
         private @Nullable RedisLockHandle grant(Hold hold, boolean reentrant) {
             String holdId = hold.nextHoldId();
             long sentNanos = System.nanoTime();
             long reply;
             try {
-                reply = this.type.acquire(hold, holdId, this.leaseMillis, this.waiting);
+                reply = this.type.acquire(hold,
+                        new LockType.Grant(holdId, this.leaseMillis, this.watchdog, reentrant, this.waiting));
             }
             catch (DataAccessException ex) {
-                if (reentrant && hold.close()) {
-                    forget(hold);
-                }
+                closeReentry(hold, reentrant);
                 throw failed(hold, holdId, ex);
             }
             if (reply <= 0) {
                 this.holderRemainingMillis = -reply - 1;
-                if (reentrant && hold.close()) {
-                    forget(hold);
+                closeReentry(hold, reentrant);
+                return null;
+            }
+            long repliedNanos = System.nanoTime();
+            if (repliedNanos - (sentNanos + this.leaseNanos) >= 0) {
+                closeReentry(hold, reentrant);
+                LockUnavailableException late = expiredOnArrival(hold, holdId,
+                        Duration.ofNanos(repliedNanos - sentNanos));
+                if (!this.waiting) {
+                    throw late;
                 }
+                logger.debug(late.getMessage() + "; trying again");
+                this.holderRemainingMillis = 0;
                 return null;
             }
             ReplicaAcknowledgement acknowledgement = RedisLockService.this.replicaAcknowledgement;
             if (acknowledgement != null) {
                 long acknowledged = acknowledgement.await(this.type.context.scripts());
                 if (acknowledged < acknowledgement.replicas()) {
-                    throw notReplicated(hold, holdId, reentrant, acknowledgement.shortfall(acknowledged));
+                    closeReentry(hold, reentrant);
+                    throw notReplicated(hold, holdId, acknowledgement.shortfall(acknowledged));
                 }
             }
-            hold.extendDeadline(sentNanos, this.leaseNanos);
             RedisLockHandle handle = new RedisLockHandle(RedisLockService.this, hold, holdId, this.name, reply,
-                    sentNanos);
+                    sentNanos, this.watchdog, this.leaseNanos);
+            hold.granted(handle, sentNanos, this.leaseNanos);
             if (hold.firstHandle == null) {
                 hold.grantedAt = Instant.now();
                 hold.firstHandle = handle;
@@ -617,19 +688,30 @@ public final class RedisLockService implements LockService, AutoCloseable {
             return handle;
         }
 
-        /** Too few replicas confirmed a grant: undo it, since a failover could hand the lock to someone else. */
-        private LockUnavailableException notReplicated(Hold hold, String holdId, boolean reentrant, String shortfall) {
-            LockUnavailableException failure = new LockUnavailableException(this.key,
-                    "Lock '" + this.key + "' was granted but " + shortfall + "; the acquisition was undone");
-            try {
-                this.type.release(hold, holdId, "0");
-            }
-            catch (DataAccessException undoFailure) {
-                failure.addSuppressed(undoFailure);
-            }
+        /** A re-entry that was counted open before its Redis call but not granted: counts it closed again. */
+        private void closeReentry(Hold hold, boolean reentrant) {
             if (reentrant && hold.close()) {
                 forget(hold);
             }
+        }
+
+        /**
+         * Redis granted the lock, but its reply came after the lease had run out (a cold connection, a stalled
+         * Redis): the lock may be someone else's by now, so the grant is undone. A waiting call tries again (a
+         * re-entry if the grant still stands), a single attempt fails.
+         */
+        private LockUnavailableException expiredOnArrival(Hold hold, String holdId, Duration replyTime) {
+            undo(hold, holdId);
+            return new LockUnavailableException(this.key, "Redis granted lock '" + this.key + "' but its reply took "
+                    + replyTime.toMillis() + " ms, longer than the lease of " + this.leaseMillis + " ms: the grant was "
+                    + "undone, since the lock may already belong to someone else");
+        }
+
+        /** Too few replicas confirmed a grant: undo it, since a failover could hand the lock to someone else. */
+        private LockUnavailableException notReplicated(Hold hold, String holdId, String shortfall) {
+            LockUnavailableException failure = new LockUnavailableException(this.key,
+                    "Lock '" + this.key + "' was granted but " + shortfall + "; the acquisition was undone");
+            undo(hold, holdId);
             logger.warn(failure.getMessage());
             return failure;
         }
@@ -642,14 +724,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         private LockException failed(Hold hold, String holdId, DataAccessException cause) {
             boolean interrupted = Thread.currentThread().isInterrupted();
             if (interrupted || cause instanceof QueryTimeoutException) {
-                Uninterrupted.run(() -> {
-                    try {
-                        this.type.release(hold, holdId, "0");
-                    }
-                    catch (DataAccessException undoFailure) {
-                        cause.addSuppressed(undoFailure);
-                    }
-                });
+                undo(hold, holdId);
             }
             if (interrupted) {
                 InterruptedException interrupt = new InterruptedException("interrupted during a Redis call");
@@ -658,6 +733,23 @@ public final class RedisLockService implements LockService, AutoCloseable {
             }
             return new LockUnavailableException(this.key,
                     "Redis could not be reached or did not answer while acquiring lock '" + this.key + "'", cause);
+        }
+
+        /**
+         * Releases an acquisition Redis may have granted, off the caller's path: the caller learns of the failure at
+         * once, not after another command timeout. A grant the undo misses expires with its lease.
+         */
+        private void undo(Hold hold, String holdId) {
+            LockType.Release release = new LockType.Release(holdId, 0, this.watchdog, "0");
+            RedisLockService.this.cleanUp(() -> {
+                try {
+                    hold.type.release(hold, release);
+                }
+                catch (DataAccessException undoFailure) {
+                    logger.debug("Could not undo an acquisition of lock '" + this.key + "'; it expires with its lease",
+                            undoFailure);
+                }
+            });
         }
     }
 

@@ -31,20 +31,21 @@ final class WriteLock extends LockType {
     }
 
     @Override
-    long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
+    long acquire(Hold hold, Grant grant) {
         return this.context.scripts()
             .run(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
-                    name(hold, "rw:fence")), hold.ownerToken, holdId, leaseMillis,
-                    this.context.tokenRetentionMillis(), waiting ? this.context.waiterLeaseMillis() : "0");
+                    name(hold, "rw:fence")), hold.ownerToken, grant.holdId(), grant.leaseMillis(),
+                    this.context.tokenRetentionMillis(), grant.waiting() ? this.context.waiterLeaseMillis() : "0",
+                    grant.watchdogFlag(), grant.reentryFlag());
     }
 
     @Override
-    long release(Hold hold, String holdId, String keepHeldMillis) {
-        return releasePlainHash(hold, WRITER, holdId, keepHeldMillis);
+    long release(Hold hold, Release release) {
+        return releasePlainHash(hold, WRITER, release);
     }
 
     @Override
-    boolean[] renew(List<Hold> holds, String leaseMillis) {
+    int[] renew(List<Hold> holds, String leaseMillis) {
         return renewPlainHashes(holds, WRITER, leaseMillis);
     }
 

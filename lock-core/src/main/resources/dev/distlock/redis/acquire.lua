@@ -1,27 +1,49 @@
 -- Acquires an exclusive lock, or re-enters it for the same owner.
--- KEYS[1]  the lock hash: 'owner' = owner token, 'holds' = open holds, one field per open hold id,
---          'fence' = last fencing token, 'released' = token of the last owner to free it
+-- KEYS[1]  the lock hash: 'owner' = owner token, 'holds' = open holds, 'watched' = open holds the watchdog renews,
+--          one field per open hold id (its lease end in Redis ms, or 'w' when the watchdog renews it),
+--          'fence' = last fencing token, 'released' = token of the last owner to free it, 'chain' = the first token
+--          of the run of grants since the hash last vanished, each ended by its owner's release (see release.lua)
 -- ARGV[1]  owner token
 -- ARGV[2]  hold id, one per acquisition, so that a retried call never counts twice
 -- ARGV[3]  lease in milliseconds
--- Returns the fencing token (> 0) when granted, or -1 - (the holder's remaining lease in ms) when another owner holds it.
+-- ARGV[4]  '1' when the watchdog renews this acquisition, '0' for a fixed lease
+-- ARGV[5]  '1' for a re-entry: granted only while this owner still holds the lock, never as a new grant
+-- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
+-- -1 - (the holder's remaining lease in ms) when another owner holds it.
 local owner = redis.call('HGET', KEYS[1], 'owner')
+local lease = tonumber(ARGV[3])
+local watched = ARGV[4] == '1'
+local now
 if owner == ARGV[1] then
-  if redis.call('HSETNX', KEYS[1], ARGV[2], 1) == 1 then
-    redis.call('HINCRBY', KEYS[1], 'holds', 1)
+  local holdLease = 'w'
+  if not watched then
+    now = redis.call('TIME')
+    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
   end
-  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
-    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  if redis.call('HSETNX', KEYS[1], ARGV[2], holdLease) == 1 then
+    redis.call('HINCRBY', KEYS[1], 'holds', 1)
+    if watched then
+      redis.call('HINCRBY', KEYS[1], 'watched', 1)
+    end
+  end
+  if redis.call('PTTL', KEYS[1]) < lease then -- a re-entry never shortens the lease
+    redis.call('PEXPIRE', KEYS[1], lease)
   end
   return tonumber(redis.call('HGET', KEYS[1], 'fence'))
+end
+if ARGV[5] == '1' then
+  return 0
 end
 if owner then
   return -1 - redis.call('PTTL', KEYS[1])
 end
 -- A new grant. The token is the Redis clock in microseconds, or one more than the last token if that is higher, so it
 -- keeps increasing after the hash (and with it the last token) has expired or was lost in a restart.
-local now = redis.call('TIME')
-local fence = math.max(tonumber(redis.call('HGET', KEYS[1], 'fence') or 0) + 1, now[1] * 1000000 + now[2])
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, ARGV[2], 1, 'fence', string.format('%d', fence))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return fence
+now = redis.call('TIME')
+local last = redis.call('HMGET', KEYS[1], 'fence', 'chain')
+local fence = string.format('%d', math.max(tonumber(last[1] or 0) + 1, now[1] * 1000000 + now[2]))
+local holdLease = watched and 'w' or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
+  'fence', fence, 'chain', last[2] or fence)
+redis.call('PEXPIRE', KEYS[1], lease)
+return tonumber(fence)

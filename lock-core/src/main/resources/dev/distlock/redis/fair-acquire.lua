@@ -5,19 +5,30 @@
 -- KEYS[3]  the places: the same tokens, scored by when each place lapses unless refreshed (Redis ms)
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms
 -- ARGV[4]  how long a place lasts unless refreshed, in ms; 0 for a single attempt that joins no queue
--- Returns the fencing token (> 0) when granted, or -1 - (ms until it is worth trying again) when not.
+-- ARGV[5]  '1' when the watchdog renews this acquisition; ARGV[6] '1' for a re-entry (see acquire.lua)
+-- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
+-- -1 - (ms until it is worth trying again) when not.
 local owner = redis.call('HGET', KEYS[1], 'owner')
+local lease = tonumber(ARGV[3])
+local watched = ARGV[5] == '1'
+local now = redis.call('TIME')
+local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local holdLease = watched and 'w' or string.format('%d', nowMillis + lease) -- see acquire.lua
 if owner == ARGV[1] then
-  if redis.call('HSETNX', KEYS[1], ARGV[2], 1) == 1 then
+  if redis.call('HSETNX', KEYS[1], ARGV[2], holdLease) == 1 then
     redis.call('HINCRBY', KEYS[1], 'holds', 1)
+    if watched then
+      redis.call('HINCRBY', KEYS[1], 'watched', 1)
+    end
   end
-  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
-    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  if redis.call('PTTL', KEYS[1]) < lease then
+    redis.call('PEXPIRE', KEYS[1], lease)
   end
   return tonumber(redis.call('HGET', KEYS[1], 'fence'))
 end
-local now = redis.call('TIME')
-local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+if ARGV[6] == '1' then
+  return 0
+end
 for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMillis)) do -- waiters that stopped refreshing
   redis.call('ZREM', KEYS[2], gone)
   redis.call('ZREM', KEYS[3], gone)
@@ -25,12 +36,14 @@ end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if not owner and (not first or first == ARGV[1]) then
   -- A new grant; the token as in acquire.lua.
-  local fence = math.max(tonumber(redis.call('HGET', KEYS[1], 'fence') or 0) + 1, now[1] * 1000000 + now[2])
-  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, ARGV[2], 1, 'fence', string.format('%d', fence))
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  local last = redis.call('HMGET', KEYS[1], 'fence', 'chain')
+  local fence = string.format('%d', math.max(tonumber(last[1] or 0) + 1, now[1] * 1000000 + now[2]))
+  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
+    'fence', fence, 'chain', last[2] or fence)
+  redis.call('PEXPIRE', KEYS[1], lease)
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('ZREM', KEYS[3], ARGV[1])
-  return fence
+  return tonumber(fence)
 end
 local placeLease = tonumber(ARGV[4])
 if placeLease > 0 then

@@ -4,13 +4,15 @@
 -- ARGV[4]  how long to keep the last fencing token once the lock is free, in milliseconds
 -- ARGV[5]  0 to free the lock now; otherwise keep it held, unrenewed, for this many more milliseconds
 -- ARGV[6]  the publish command (see release.lua)
+-- ARGV[7]  the fencing token of the owner's grant; ARGV[8] '1' when the watchdog renews this hold (see release.lua)
 -- Returns what release.lua returns.
-local owner = redis.call('HGET', KEYS[1], 'owner')
-if owner ~= ARGV[1] then
-  if redis.call('HGET', KEYS[1], 'released') == ARGV[1] then
+local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
+if state[1] ~= ARGV[1] then
+  local token = tonumber(ARGV[7]) -- a retried call whose first run freed the lock (see release.lua)
+  if state[2] == ARGV[1] or (state[3] and tonumber(state[3]) <= token and token < tonumber(state[4])) then
     return 0
   end
-  if owner then
+  if state[1] then
     return -1
   end
   return -2
@@ -19,13 +21,31 @@ if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[1], 'holds', -1) > 0 then
+  local watched
+  if ARGV[8] == '1' then
+    watched = redis.call('HINCRBY', KEYS[1], 'watched', -1)
+  else
+    watched = tonumber(redis.call('HGET', KEYS[1], 'watched'))
+  end
+  if watched == 0 then -- the longest lease of the open holds (see release.lua)
+    local fields, leaseEnd = redis.call('HGETALL', KEYS[1]), 0
+    for i = 1, #fields, 2 do
+      if string.match(fields[i], '^%d+$') then
+        leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
+      end
+    end
+    if leaseEnd > 0 then
+      redis.call('PEXPIREAT', KEYS[1], leaseEnd)
+    end
+  end
   return 2
 end
 if tonumber(ARGV[5]) > 0 then
+  redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1]) -- held, unrenewed (see release.lua)
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
   return 1
 end
-redis.call('HDEL', KEYS[1], 'owner', 'holds')
+redis.call('HDEL', KEYS[1], 'owner', 'holds', 'watched')
 redis.call('HSET', KEYS[1], 'released', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 local now = redis.call('TIME')

@@ -1,27 +1,37 @@
 -- Acquires the read side of a read/write lock, or re-enters it for the same owner. Readers share the lock; a writer
 -- excludes them, and so does a waiting writer's intent, so that new readers cannot starve a writer.
 -- KEYS[1]  the readers: a sorted set of reader owner tokens, scored by the end of each reader's lease (Redis ms)
--- KEYS[2]  this reader's hash: 'fence' = its fencing token, 'holds' = open holds, one field per open hold id
+-- KEYS[2]  this reader's hash: 'fence' = its fencing token, 'holds', 'watched' and hold fields as in acquire.lua
 -- KEYS[3]  the writer's hash (see acquire.lua): 'owner' = the write holder's token
 -- KEYS[4]  the write intent: the token of a waiting writer, expiring unless the writer refreshes it
 -- KEYS[5]  the last fencing token of the lock
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms; ARGV[4] how long to keep the last fencing token, in ms
--- Returns the fencing token (> 0) when granted, or -1 - (ms until it is worth trying again) when not.
+-- ARGV[5]  '1' when the watchdog renews this acquisition; ARGV[6] '1' for a re-entry (see acquire.lua)
+-- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's read hold gone, or
+-- -1 - (ms until it is worth trying again) when not.
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(ARGV[3])
 local leaseEnd = string.format('%d', nowMillis + lease)
+local watched = ARGV[5] == '1'
+local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMillis) -- readers whose lease ran out
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('HEXISTS', KEYS[2], 'holds') == 1 then
-  if redis.call('HSETNX', KEYS[2], ARGV[2], 1) == 1 then
+  if redis.call('HSETNX', KEYS[2], ARGV[2], holdLease) == 1 then
     redis.call('HINCRBY', KEYS[2], 'holds', 1)
+    if watched then
+      redis.call('HINCRBY', KEYS[2], 'watched', 1)
+    end
   end
   if redis.call('PTTL', KEYS[2]) < lease then
     redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
     redis.call('PEXPIRE', KEYS[2], lease)
   end
 else
-  local writer = redis.call('HGET', KEYS[3], 'owner')
+  if ARGV[6] == '1' then
+    return 0
+  end
+local writer = redis.call('HGET', KEYS[3], 'owner')
   if writer and writer ~= ARGV[1] then
     return -1 - redis.call('PTTL', KEYS[3])
   end
@@ -32,7 +42,8 @@ else
   local fence = math.max(tonumber(redis.call('GET', KEYS[5]) or 0) + 1, now[1] * 1000000 + now[2])
   redis.call('SET', KEYS[5], string.format('%d', fence), 'PX', ARGV[4])
   redis.call('DEL', KEYS[2])
-  redis.call('HSET', KEYS[2], 'fence', string.format('%d', fence), 'holds', 1, ARGV[2], 1)
+  redis.call('HSET', KEYS[2], 'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0,
+    ARGV[2], holdLease)
   redis.call('PEXPIRE', KEYS[2], lease)
   redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
 end

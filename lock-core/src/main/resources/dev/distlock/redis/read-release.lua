@@ -5,6 +5,7 @@
 -- ARGV[5]  how long a released reader's hash stays to recognise a retried call, in ms
 -- ARGV[6]  0 to end the read now; otherwise keep it, unrenewed, for this many more ms
 -- ARGV[7]  the publish command (see release.lua)
+-- ARGV[8]  '1' when the watchdog renews this hold, '0' for a fixed lease
 -- Returns 1 when the lock was freed by its last reader (or left to expire), 3 when this owner stopped reading but
 -- other readers remain, 2 when other holds of the owner remain, 0 when this hold was released before (a retried
 -- call), -2 when the reader's lease had run out.
@@ -21,6 +22,24 @@ if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[2], 'holds', -1) > 0 then
+  local watched
+  if ARGV[8] == '1' then
+    watched = redis.call('HINCRBY', KEYS[2], 'watched', -1)
+  else
+    watched = tonumber(redis.call('HGET', KEYS[2], 'watched'))
+  end
+  if watched == 0 then -- the reader keeps the longest lease of its open holds (see release.lua)
+    local fields, leaseEnd = redis.call('HGETALL', KEYS[2]), 0
+    for i = 1, #fields, 2 do
+      if string.match(fields[i], '^%d+$') then
+        leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
+      end
+    end
+    if leaseEnd > 0 then
+      redis.call('PEXPIREAT', KEYS[2], leaseEnd)
+      redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), ARGV[1])
+    end
+  end
   return 2
 end
 local keepHeld = tonumber(ARGV[6])

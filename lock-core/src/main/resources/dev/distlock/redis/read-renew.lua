@@ -2,7 +2,8 @@
 -- KEYS[2i-1], KEYS[2i]  the readers and the reader's hash of reader i (see read-acquire.lua); one Redis Cluster slot
 -- ARGV[1]    lease in milliseconds
 -- ARGV[i+1]  the owner token of reader i
--- Returns, per reader, 1 when renewed and 0 when its lease had run out or its entry was deleted.
+-- Returns, per reader, 1 when renewed, 0 when its lease had run out or its entry was deleted, and 2 when it reads
+-- but no open hold of it is renewed.
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(ARGV[1])
@@ -10,9 +11,14 @@ local renewed = {}
 for i = 1, #KEYS / 2 do
   local readers, reader, token = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
   local leaseEnd = tonumber(redis.call('ZSCORE', readers, token) or 0)
-  if leaseEnd > nowMillis and redis.call('HEXISTS', reader, 'holds') == 1 then
-    redis.call('ZADD', readers, string.format('%d', nowMillis + lease), token)
-    redis.call('PEXPIRE', reader, lease)
+  local state = redis.call('HMGET', reader, 'holds', 'watched')
+  if leaseEnd > nowMillis and state[1] and state[2] == '0' then
+    renewed[i] = 2 -- reading, but no open hold is renewed (see renew.lua)
+  elseif leaseEnd > nowMillis and state[1] then
+    if redis.call('PTTL', reader) < lease then -- never shortens a longer fixed lease of a re-entry
+      redis.call('ZADD', readers, string.format('%d', nowMillis + lease), token)
+      redis.call('PEXPIRE', reader, lease)
+    end
     if redis.call('PTTL', readers) < lease then
       redis.call('PEXPIRE', readers, lease)
     end

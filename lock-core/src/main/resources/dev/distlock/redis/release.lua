@@ -7,14 +7,19 @@
 -- ARGV[5]  how long to keep the last fencing token once the lock is free, in milliseconds
 -- ARGV[6]  0 to free the lock now; otherwise keep it held, unrenewed, for this many more milliseconds
 -- ARGV[7]  the publish command: PUBLISH, or SPUBLISH for sharded pub/sub on a Redis Cluster
--- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was released before
--- (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
-local owner = redis.call('HGET', KEYS[1], 'owner')
-if owner ~= ARGV[1] then
-  if redis.call('HGET', KEYS[1], 'released') == ARGV[1] then
+-- ARGV[8]  the fencing token of the owner's grant
+-- ARGV[9]  '1' when the watchdog renews this hold, '0' for a fixed lease
+-- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was
+-- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
+local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
+if state[1] ~= ARGV[1] then
+  -- A retried call whose first run freed the lock: this owner freed it last, or its grant lies in the run of grants
+  -- since 'chain', each ended by its owner's release, so this one was released too (an expiry deletes the hash).
+  local token = tonumber(ARGV[8])
+  if state[2] == ARGV[1] or (state[3] and tonumber(state[3]) <= token and token < tonumber(state[4])) then
     return 0
   end
-  if owner then
+  if state[1] then
     return -1
   end
   return -2
@@ -23,14 +28,34 @@ if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[1], 'holds', -1) > 0 then
+  local watched
+  if ARGV[9] == '1' then
+    watched = redis.call('HINCRBY', KEYS[1], 'watched', -1)
+  else
+    watched = tonumber(redis.call('HGET', KEYS[1], 'watched'))
+  end
+  if watched == 0 then
+    -- No open hold is renewed: the lock keeps the longest lease its open holds asked for, and no more.
+    local fields, leaseEnd = redis.call('HGETALL', KEYS[1]), 0
+    for i = 1, #fields, 2 do
+      if string.match(fields[i], '^%d+$') then
+        leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
+      end
+    end
+    if leaseEnd > 0 then
+      redis.call('PEXPIREAT', KEYS[1], leaseEnd)
+    end
+  end
   return 2
 end
 if tonumber(ARGV[6]) > 0 then
-  -- Nobody, this owner included, acquires it before the delay ends; waiters re-check at the expiry.
+  -- Nobody, this owner included, acquires it before the delay ends, and no renewal extends it: the owner field no
+  -- longer names a token. Waiters re-check at the expiry.
+  redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[6])
   return 1
 end
-redis.call('HDEL', KEYS[1], 'owner', 'holds')
+redis.call('HDEL', KEYS[1], 'owner', 'holds', 'watched')
 redis.call('HSET', KEYS[1], 'released', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call(ARGV[7], ARGV[3], ARGV[4])

@@ -263,14 +263,14 @@ class ReadWriteLockTest {
                 "60000", "1000", new ShardedPubSub(template, "distlock:{probe}:released")));
         Hold hold = new Hold(new Hold.HoldKey("owner", "retry", LockMode.READ), type, type.releaseChannel("retry"),
                 "owner-a");
-        assertThat(type.acquire(hold, "1", "10000", false)).isPositive();
-        assertThat(type.acquire(hold, "2", "10000", false)).isPositive();
+        assertThat(type.acquire(hold, new LockType.Grant("1", "10000", false, false, false))).isPositive();
+        assertThat(type.acquire(hold, new LockType.Grant("2", "10000", false, false, false))).isPositive();
 
-        assertThat(type.release(hold, "2", "0")).isEqualTo(LockScripts.STILL_HELD);
-        assertThat(type.release(hold, "2", "0")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(type.release(hold, new LockType.Release("2", 1, false, "0"))).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(type.release(hold, new LockType.Release("2", 1, false, "0"))).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
         assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("1");
-        assertThat(type.release(hold, "1", "0")).isEqualTo(LockScripts.FREED);
-        assertThat(type.release(hold, "1", "0")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(type.release(hold, new LockType.Release("1", 1, false, "0"))).isEqualTo(LockScripts.FREED);
+        assertThat(type.release(hold, new LockType.Release("1", 1, false, "0"))).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
         assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("0");
     }
 
