@@ -17,7 +17,11 @@ import java.util.Optional;
  *
  * <p>Locks are reentrant per owner. The owner is the calling thread unless {@link LockOptions#withOwner(Object)}
  * names another; a second acquisition by the same owner succeeds at once, and each acquisition's handle is released
- * on its own. A handle may be released from any thread.
+ * on its own. A handle may be released from any thread. Each acquisition keeps its own lease: the lock is renewed
+ * while any open acquisition uses the watchdog, and otherwise expires at the latest fixed lease among the open ones,
+ * so releasing an inner acquisition gives back the lease it added. A re-entry only ever re-enters: if the owner's
+ * lease was lost meanwhile (it ran out, or the lock vanished from Redis), the open handles are told (see
+ * {@link LockHandle#onLeaseLost}) and the call takes the lock anew, with a new fencing token.
  *
  * <p>Errors: {@link LockTimeoutException} when the lock stays held past the wait limit,
  * {@link LockUnavailableException} when Redis cannot be reached or times out (never confused with "held"),
