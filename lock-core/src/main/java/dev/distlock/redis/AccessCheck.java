@@ -24,9 +24,9 @@ final class AccessCheck {
 
     /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
     static String requiredAcl(String prefix) {
-        return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hset +hsetnx +hdel +hincrby "
-                + "+hexists +pexpire +pttl +time +publish +subscribe +unsubscribe +spublish +ssubscribe +sunsubscribe "
-                + "+get +set +del +exists +zadd +zrem +zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
+        return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hmget +hgetall +hset +hsetnx "
+                + "+hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +publish +subscribe +unsubscribe +spublish "
+                + "+ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem +zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
     }
 
     /**

@@ -711,7 +711,12 @@ public final class RedisLockService implements LockService, AutoCloseable {
         private LockUnavailableException notReplicated(Hold hold, String holdId, String shortfall) {
             LockUnavailableException failure = new LockUnavailableException(this.key,
                     "Lock '" + this.key + "' was granted but " + shortfall + "; the acquisition was undone");
-            undo(hold, holdId);
+            try { // Redis answers (WAIT did): undo before the caller hears of the failure
+                this.type.release(hold, new LockType.Release(holdId, 0, this.watchdog, "0"));
+            }
+            catch (DataAccessException undoFailure) {
+                failure.addSuppressed(undoFailure);
+            }
             logger.warn(failure.getMessage());
             return failure;
         }
