@@ -7,7 +7,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The fair lock: {@code <prefix>:{key}:fair:lock} (the plain lock's hash layout, so renew.lua serves it),
  * {@code <prefix>:{key}:fair:queue} (waiting tokens by arrival) and {@code <prefix>:{key}:fair:places} (when each
- * waiter's place lapses unless refreshed). A release publishes the first waiter's token, which wakes only that waiter
+ * waiter's place lapses unless refreshed). A release publishes the first waiter's token, which wakes only that waiter;
+ * so does a grant for the waiter that is first after it, which then re-checks when the new holder's lease ends
  * (fair-acquire.lua, fair-release.lua, fair-leave.lua).
  */
 final class FairLock extends LockType {
@@ -31,7 +32,7 @@ final class FairLock extends LockType {
     long acquire(Hold hold, String holdId, String leaseMillis, boolean waiting) {
         return this.context.scripts()
             .run(this.acquire, keys(hold), hold.ownerToken, holdId, leaseMillis,
-                    waiting ? this.context.waiterLeaseMillis() : "0");
+                    waiting ? this.context.waiterLeaseMillis() : "0", hold.releaseChannel, publishCommand());
     }
 
     @Override

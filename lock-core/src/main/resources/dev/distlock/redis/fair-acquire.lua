@@ -5,7 +5,11 @@
 -- KEYS[3]  the places: the same tokens, scored by when each place lapses unless refreshed (Redis ms)
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms
 -- ARGV[4]  how long a place lasts unless refreshed, in ms; 0 for a single attempt that joins no queue
+-- ARGV[5]  release channel; ARGV[6] the publish command (see release.lua)
 -- Returns the fencing token (> 0) when granted, or -1 - (ms until it is worth trying again) when not.
+-- A new grant names the waiter that is now first on the release channel: that waiter last heard of another holder
+-- or another first waiter, so it re-checks now and learns this holder's lease, to re-check right at its expiry
+-- (a lease that runs out publishes nothing).
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if owner == ARGV[1] then
   if redis.call('HSETNX', KEYS[1], ARGV[2], 1) == 1 then
@@ -30,6 +34,10 @@ if not owner and (not first or first == ARGV[1]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('ZREM', KEYS[3], ARGV[1])
+  local following = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if following then
+    redis.call(ARGV[6], ARGV[5], following)
+  end
   return fence
 end
 local placeLease = tonumber(ARGV[4])
@@ -48,5 +56,5 @@ end
 if owner then
   return -1 - redis.call('PTTL', KEYS[1])
 end
--- Free, but another waiter comes first: try again when its place would lapse.
+-- Free, but another waiter comes first: try again when its place would lapse, or when its grant names this waiter.
 return -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[3], first) or nowMillis) - nowMillis)
