@@ -27,6 +27,11 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile boolean blackhole;
 
+    /** Numbers (in accept order, from 0) of the connections that are blackholed on their own. */
+    private final Set<Integer> blackholed = ConcurrentHashMap.newKeySet();
+
+    private int accepted; // only the acceptor thread
+
     private volatile boolean closed;
 
     private TcpProxy(int targetPort) throws IOException {
@@ -62,6 +67,19 @@ public final class TcpProxy implements AutoCloseable {
         this.blackhole = on;
     }
 
+    /**
+     * Blackholes one connection, by its number in accept order (from 0), as {@link #blackhole(boolean)} does all: a
+     * stalled connection beside healthy ones, e.g. a client's pub/sub connection beside its command connection.
+     */
+    public void blackhole(int connection, boolean on) {
+        if (on) {
+            this.blackholed.add(connection);
+        }
+        else {
+            this.blackholed.remove(connection);
+        }
+    }
+
     /** Closes every open connection, as a network failure or a restarted load balancer would. */
     public void dropConnections() {
         for (Socket socket : this.sockets) {
@@ -83,8 +101,9 @@ public final class TcpProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 this.sockets.add(client);
                 this.sockets.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                int number = this.accepted++;
+                pump(client, upstream, number);
+                pump(upstream, client, number);
             }
             catch (IOException ex) {
                 if (this.closed) {
@@ -94,13 +113,13 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, int connection) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
-                    if (this.blackhole) {
+                    if (this.blackhole || this.blackholed.contains(connection)) {
                         continue;
                     }
                     long latency = this.latencyNanos;
