@@ -30,6 +30,10 @@ import dev.distlock.LockOptions;
  */
 final class LockedMethods {
 
+    /** Return types whose work goes on after the method returns. */
+    private static final Set<String> ASYNCHRONOUS_TYPES = Set.of("java.util.concurrent.CompletionStage",
+            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
+
     private final Map<AnnotatedElementKey, Optional<LockedMethod>> methods = new ConcurrentHashMap<>(256);
 
     private final Map<Class<?>, Boolean> classes = new ConcurrentHashMap<>(256);
@@ -138,6 +142,13 @@ final class LockedMethods {
             throw new IllegalArgumentException("a Spring proxy cannot intercept a static or private method, so it "
                     + "would run without the lock");
         }
+        String asynchronous = asynchronousResult(method);
+        if (asynchronous != null) {
+            throw new IllegalArgumentException("the method returns " + asynchronous + ", whose work may go on after "
+                    + "the method returns; the lock would be released when the method returns, while that work still "
+                    + "runs. Asynchronous methods are not supported yet: lock inside the asynchronous work (for "
+                    + "example with LockService.executeLocked), or make the method blocking");
+        }
         if (annotation.key().isBlank()) {
             throw new IllegalArgumentException("key must not be blank");
         }
@@ -189,6 +200,42 @@ final class LockedMethods {
                     + returnType + "; return a wrapper type or an Optional, or use THROW or CALL_HANDLER");
         }
         return choice;
+    }
+
+    /**
+     * What makes the method asynchronous, or null: a {@code CompletionStage} (such as {@code CompletableFuture}), a
+     * Reactive Streams or {@code Flow} publisher (such as Reactor's {@code Mono} and {@code Flux}) as its return type,
+     * or a Kotlin {@code suspend} function's continuation parameter. Matched by class name, so that none of these
+     * libraries is needed.
+     */
+    private static @Nullable String asynchronousResult(Method method) {
+        Class<?>[] parameters = method.getParameterTypes();
+        if (parameters.length > 0
+                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            return "through a Kotlin suspend function's continuation";
+        }
+        Class<?> returnType = method.getReturnType();
+        Class<?> asynchronous = asynchronousSupertype(returnType);
+        if (asynchronous == null) {
+            return null;
+        }
+        return ClassUtils.getShortName(returnType)
+                + (asynchronous == returnType ? "" : " (a " + ClassUtils.getShortName(asynchronous) + ")");
+    }
+
+    /** The type itself, or its superclass or interface, that is one of the asynchronous types; null if none. */
+    private static @Nullable Class<?> asynchronousSupertype(@Nullable Class<?> type) {
+        if (type == null || type.isPrimitive()) {
+            return null;
+        }
+        if (ASYNCHRONOUS_TYPES.contains(type.getName())) {
+            return type;
+        }
+        Class<?> found = asynchronousSupertype(type.getSuperclass());
+        for (int i = 0; found == null && i < type.getInterfaces().length; i++) {
+            found = asynchronousSupertype(type.getInterfaces()[i]);
+        }
+        return found;
     }
 
     /** {@code OrderService.reserve}: the short name of the bean's own class (not a proxy's) and the method's name. */
