@@ -32,7 +32,8 @@ interface ChannelSubscriber {
 
     void subscribe(String channel);
 
-    void unsubscribe(String channel);
+    /** Unsubscribes from every one of {@code channels} (at least one) in as few commands as the client allows. */
+    void unsubscribe(List<String> channels);
 
     void close();
 

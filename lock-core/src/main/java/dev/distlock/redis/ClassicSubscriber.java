@@ -53,8 +53,12 @@ final class ClassicSubscriber implements ChannelSubscriber, MessageListener {
     }
 
     @Override
-    public void unsubscribe(String channel) {
-        subscribedConnection().getSubscription().unsubscribe(bytes(channel));
+    public void unsubscribe(List<String> channels) {
+        byte[][] names = new byte[channels.size()][];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = bytes(channels.get(i));
+        }
+        subscribedConnection().getSubscription().unsubscribe(names); // one UNSUBSCRIBE naming them all
     }
 
     @Override

@@ -7,7 +7,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The fair lock: {@code <prefix>:{key}:fair:lock} (the plain lock's hash layout, so renew.lua serves it),
  * {@code <prefix>:{key}:fair:queue} (waiting tokens by arrival) and {@code <prefix>:{key}:fair:places} (when each
- * waiter's place lapses unless refreshed). A release publishes the first waiter's token, which wakes only that waiter
+ * waiter's place lapses unless refreshed). A release publishes the first waiter's token, which wakes only that waiter;
+ * so does a grant for the waiter that is first after it, which then re-checks when the new holder's lease ends
  * (fair-acquire.lua, fair-release.lua, fair-leave.lua).
  */
 final class FairLock extends LockType {
@@ -32,7 +33,7 @@ final class FairLock extends LockType {
         return this.context.scripts()
             .run(this.acquire, keys(hold), hold.ownerToken, grant.holdId(), grant.leaseMillis(),
                     grant.waiting() ? this.context.waiterLeaseMillis() : "0", grant.watchdogFlag(),
-                    grant.reentryFlag());
+                    grant.reentryFlag(), hold.releaseChannel, publishCommand());
     }
 
     @Override

@@ -102,14 +102,23 @@ final class LeaseWatchdog {
         renew(this.watched);
     }
 
+    /** Renews every batch: a failure in one, of any kind, never stops the others or the periodic task. */
     private void renew(Collection<Hold> holds) {
+        List<List<Hold>> batches;
         try {
-            for (List<Hold> batch : batches(holds)) {
-                renewBatch(batch);
-            }
+            batches = batches(holds);
         }
         catch (RuntimeException ex) {
             logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
+            return;
+        }
+        for (List<Hold> batch : batches) {
+            try {
+                renewBatch(batch);
+            }
+            catch (RuntimeException ex) {
+                logger.error("Lease renewal of a batch failed unexpectedly", ex);
+            }
         }
     }
 
@@ -180,7 +189,8 @@ final class LeaseWatchdog {
             }
         }
         if (count > 0) {
-            this.listener.renewed(count);
+            int renewedCount = count;
+            Listeners.call(() -> this.listener.renewed(renewedCount));
         }
     }
 

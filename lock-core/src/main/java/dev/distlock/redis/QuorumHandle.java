@@ -31,6 +31,8 @@ final class QuorumHandle implements LockHandle {
 
     private final String key;
 
+    private final String name;
+
     private final int quorum;
 
     private final Duration drift;
@@ -39,10 +41,11 @@ final class QuorumHandle implements LockHandle {
 
     private final LostCallbacks lostCallbacks = new LostCallbacks();
 
-    QuorumHandle(QuorumLockService service, String key, List<Member> members, QuorumHold hold, int quorum,
-            Duration drift, long acquiredNanos) {
+    QuorumHandle(QuorumLockService service, String key, String name, List<Member> members, QuorumHold hold,
+            int quorum, Duration drift, long acquiredNanos) {
         this.service = service;
         this.key = key;
+        this.name = name;
         this.members = List.copyOf(members);
         this.hold = hold;
         this.quorum = quorum;
@@ -53,6 +56,11 @@ final class QuorumHandle implements LockHandle {
     @Override
     public String key() {
         return this.key;
+    }
+
+    @Override
+    public String name() {
+        return this.name;
     }
 
     /** The owner token on the first master that granted the lock (each master has its own). */

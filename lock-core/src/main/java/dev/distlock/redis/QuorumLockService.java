@@ -198,17 +198,18 @@ public final class QuorumLockService implements LockService, AutoCloseable {
         Duration lease = (options.leaseTime() != null) ? options.leaseTime() : this.watchdogLease;
         HoldKey holdKey = new HoldKey(owner, key, LockMode.EXCLUSIVE);
         Attempt attempt = new Attempt(key, options.withOwner(owner), lease, holdKey);
+        String name = options.nameFor(key);
         QuorumHandle handle;
         try {
             handle = waitFor(attempt, start, saturatedNanos(wait));
         }
         catch (LockException ex) {
-            Listeners.call(() -> this.listener.acquireFailed(key, since(start), ex));
+            Listeners.call(() -> this.listener.acquireFailed(key, name, since(start), ex));
             throw ex;
         }
         Duration waited = since(start);
         if (handle == null) {
-            Listeners.call(() -> this.listener.notAcquired(key, waited));
+            Listeners.call(() -> this.listener.notAcquired(key, name, waited));
             if (once) {
                 return null;
             }
@@ -499,8 +500,9 @@ public final class QuorumLockService implements LockService, AutoCloseable {
 
         /** A handle in the hold, or null when the hold has ended. */
         private @Nullable QuorumHandle newHandle(QuorumHold hold, List<Member> members, long start) {
-            QuorumHandle handle = new QuorumHandle(QuorumLockService.this, this.key, members, hold,
-                    QuorumLockService.this.quorum(), this.drift, start);
+            QuorumHandle handle = new QuorumHandle(QuorumLockService.this, this.key,
+                    this.memberOptions.nameFor(this.key), members, hold, QuorumLockService.this.quorum(), this.drift,
+                    start);
             return hold.join(handle) ? handle : null;
         }
     }

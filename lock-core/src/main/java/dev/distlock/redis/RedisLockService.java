@@ -49,9 +49,10 @@ import dev.distlock.redis.ReleaseSubscriptions.Waiter;
  * A {@link LockService} on Redis, through a Spring Data Redis {@link StringRedisTemplate}.
  *
  * <p>A lock cycle costs two round trips: one script to acquire, one to release (which also publishes the release).
- * One daemon thread per service renews watchdog leases in batches and closes idle subscriptions; waiting threads
- * share one pub/sub connection, or poll ({@link WaitStrategy}). {@link #close()} stops both; locks still held then
- * expire at the end of their lease.
+ * One daemon thread per service renews watchdog leases in batches, and another closes idle subscriptions, so that
+ * pub/sub never delays renewal; waiting threads share one pub/sub connection, or poll ({@link WaitStrategy}).
+ * A third, started on first need, undoes acquisitions whose outcome a failure left unknown. {@link #close()} stops
+ * them all; locks still held then expire at the end of their lease.
  *
  * <p>It works on a standalone Redis, through Sentinel, and on a Redis Cluster (a Lettuce connection factory with a
  * cluster configuration): every key of one lock is in one slot, renewals are batched per slot, and releases use
@@ -162,10 +163,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 (builder.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
-                this.keys.prefix() + ":client:" + this.clientId, this.clientId);
-        long lingerNanos = TimeUnit.SECONDS.toNanos(10);
-        this.scheduler.scheduleWithFixedDelay(() -> this.subscriptions.sweepIdle(lingerNanos), lingerNanos,
-                lingerNanos, TimeUnit.NANOSECONDS);
+                this.keys.prefix() + ":client:" + this.clientId, this.clientId, TimeUnit.SECONDS.toNanos(10));
     }
 
     /** Starts building a service on the given template (any connection factory; Lettuce is the tested one). */

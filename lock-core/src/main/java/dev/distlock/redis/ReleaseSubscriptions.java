@@ -4,7 +4,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -28,6 +30,9 @@ import dev.distlock.redis.LockType.WakeUp;
  * without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every
  * waiter checks again, since releases published meanwhile were lost.
  *
+ * <p>Channels are unsubscribed by a daemon thread of their own, in bulk ({@value #UNSUBSCRIBE_BATCH} channels per
+ * command at most), so that a slow or stalled subscription connection never delays the watchdog's renewals.
+ *
  * <p>Without a subscription (the polling wait strategy, or while subscribing fails) waiters poll. A failed subscribe
  * is not retried by every waiter: retries wait a back-off that doubles from {@value #RETRY_MIN_SECONDS} s up to
  * {@value #RETRY_MAX_SECONDS} s, and only the first failure of a streak is logged as a warning.
@@ -39,6 +44,11 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
     static final long RETRY_MIN_SECONDS = 1;
 
     static final long RETRY_MAX_SECONDS = 30;
+
+    /** The most channels one unsubscribe command names. */
+    static final int UNSUBSCRIBE_BATCH = 1000;
+
+    private static final AtomicInteger threadCount = new AtomicInteger();
 
     /** Opens the subscriber on first use; null for the polling wait strategy, which never subscribes. */
     private final @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
@@ -65,16 +75,27 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
 
     private final @Nullable Disposable reconnects;
 
+    /** Runs the idle sweep, apart from the watchdog's thread. */
+    private final ScheduledThreadPoolExecutor sweeper;
+
     /**
      * @param subscribers opens the subscriber on first use; null for waiters that only poll
+     * @param lingerNanos how long a channel nobody waits on stays subscribed; also how often idle ones are swept
      */
     ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
             @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
-            String ownMessage) {
+            String ownMessage, long lingerNanos) {
         this.subscribers = subscribers;
         this.anchorChannel = anchorChannel;
         this.ownMessage = ownMessage;
         this.reconnects = watchReconnects(connectionFactory);
+        this.sweeper = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "distlock-subscriptions-" + threadCount.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.sweeper.scheduleWithFixedDelay(() -> sweepIdle(lingerNanos), lingerNanos, lingerNanos,
+                TimeUnit.NANOSECONDS);
     }
 
     /** With Lettuce, wakes every waiter whenever a connection is (re)activated: messages sent meanwhile are lost. */
@@ -253,35 +274,51 @@ final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoClos
         this.retryAtNanos = System.nanoTime() + this.retryDelayNanos;
     }
 
-    /** Unsubscribes from channels nobody has waited on for {@code lingerNanos}. */
+    /**
+     * Forgets channels nobody has waited on for {@code lingerNanos}, unsubscribing from them in bulk: at most
+     * {@value #UNSUBSCRIBE_BATCH} per command, each batch under the subscriptions' lock.
+     */
     void sweepIdle(long lingerNanos) {
         long now = System.nanoTime();
+        List<KeyWaiters> idle = new ArrayList<>();
         for (KeyWaiters waiters : this.waitersByChannel.values()) {
-            if (!waiters.idleSince(now, lingerNanos)) {
-                continue;
+            if (waiters.idleSince(now, lingerNanos)) {
+                idle.add(waiters);
             }
-            this.subscriptionLock.lock();
-            try {
-                if (!waiters.closeIfIdle(now, lingerNanos)) {
-                    continue;
+        }
+        for (int from = 0; from < idle.size(); from += UNSUBSCRIBE_BATCH) {
+            sweep(idle.subList(from, Math.min(from + UNSUBSCRIBE_BATCH, idle.size())), now, lingerNanos);
+        }
+    }
+
+    private void sweep(List<KeyWaiters> idle, long now, long lingerNanos) {
+        List<String> channels = new ArrayList<>(idle.size());
+        this.subscriptionLock.lock();
+        try {
+            for (KeyWaiters waiters : idle) {
+                if (waiters.closeIfIdle(now, lingerNanos)) {
+                    this.waitersByChannel.remove(waiters.channel, waiters);
+                    if (waiters.subscribed) {
+                        channels.add(waiters.channel);
+                    }
                 }
-                this.waitersByChannel.remove(waiters.channel, waiters);
-                ChannelSubscriber current = this.subscriber;
-                if (waiters.subscribed && current != null && current.isOpen()) {
-                    current.unsubscribe(waiters.channel);
-                }
             }
-            catch (RuntimeException ex) {
-                logger.debug("Could not unsubscribe from " + waiters.channel, ex);
+            ChannelSubscriber current = this.subscriber;
+            if (!channels.isEmpty() && current != null && current.isOpen()) {
+                current.unsubscribe(channels);
             }
-            finally {
-                this.subscriptionLock.unlock();
-            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not unsubscribe from " + channels.size() + " idle channel(s)", ex);
+        }
+        finally {
+            this.subscriptionLock.unlock();
         }
     }
 
     @Override
     public void close() {
+        this.sweeper.shutdownNow();
         if (this.reconnects != null) {
             this.reconnects.dispose();
         }

@@ -81,8 +81,15 @@ final class ShardedSubscriber implements ChannelSubscriber {
     }
 
     @Override
-    public void unsubscribe(String channel) {
-        await(openConnection().async().sunsubscribe(channel));
+    public void unsubscribe(List<String> channels) {
+        StatefulRedisClusterPubSubConnection<String, String> current = openConnection();
+        List<RedisFuture<Void>> unsubscriptions = new ArrayList<>(channels.size());
+        for (String channel : channels) {
+            unsubscriptions.add(current.async().sunsubscribe(channel)); // one per channel: each to its own slot
+        }
+        for (RedisFuture<Void> unsubscription : unsubscriptions) {
+            await(unsubscription);
+        }
     }
 
     @Override

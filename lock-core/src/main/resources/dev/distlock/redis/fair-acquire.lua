@@ -6,8 +6,12 @@
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms
 -- ARGV[4]  how long a place lasts unless refreshed, in ms; 0 for a single attempt that joins no queue
 -- ARGV[5]  '1' when the watchdog renews this acquisition; ARGV[6] '1' for a re-entry (see acquire.lua)
+-- ARGV[7]  release channel; ARGV[8] the publish command (see release.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
+-- A new grant names the waiter that is now first on the release channel: that waiter last heard of another holder
+-- or another first waiter, so it re-checks now and learns this holder's lease, to re-check right at its expiry
+-- (a lease that runs out publishes nothing).
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[5] == '1'
@@ -43,6 +47,10 @@ if not owner and (not first or first == ARGV[1]) then
   redis.call('PEXPIRE', KEYS[1], lease)
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('ZREM', KEYS[3], ARGV[1])
+  local following = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if following then
+    redis.call(ARGV[8], ARGV[7], following)
+  end
   return tonumber(fence)
 end
 local placeLease = tonumber(ARGV[4])
@@ -61,5 +69,5 @@ end
 if owner then
   return -1 - redis.call('PTTL', KEYS[1])
 end
--- Free, but another waiter comes first: try again when its place would lapse.
+-- Free, but another waiter comes first: try again when its place would lapse, or when its grant names this waiter.
 return -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[3], first) or nowMillis) - nowMillis)

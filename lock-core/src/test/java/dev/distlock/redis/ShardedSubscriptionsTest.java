@@ -72,7 +72,7 @@ class ShardedSubscriptionsTest {
                     public void dropped(String channel) {
                         listener.dropped(channel);
                     }
-                }), "distlock:client:test", "own-message");
+                }), "distlock:client:test", "own-message", TimeUnit.HOURS.toNanos(1)); // swept by hand below
         try {
             List<String> channels = channelsOnEveryMaster();
             List<Waiter> waiters = new ArrayList<>();

@@ -79,7 +79,8 @@ class WaitStrategyTest {
         AtomicInteger connects = new AtomicInteger();
         ChannelSubscriber refusing = new RefusingSubscriber(connects, 3);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(
-                this.clients.template().getRequiredConnectionFactory(), listener -> refusing, "anchor", "me");
+                this.clients.template().getRequiredConnectionFactory(), listener -> refusing, "anchor", "me",
+                TimeUnit.HOURS.toNanos(1));
         try {
             Waiter first = subscriptions.startWaiting("first", WakeUp.ONE, "a");
             for (int i = 0; i < 20; i++) {
@@ -161,7 +162,7 @@ class WaitStrategyTest {
         }
 
         @Override
-        public void unsubscribe(String channel) {
+        public void unsubscribe(List<String> channels) {
         }
 
         @Override

@@ -20,12 +20,14 @@ import dev.distlock.LockMode;
  *
  * <p>Works on Spring beans only, through their proxy: a call from inside the same object ({@code this.reserve(..)})
  * bypasses the proxy and takes no lock. Private and static methods cannot be intercepted and fail startup. The lock is
- * held while the method runs: for a method returning a {@code CompletableFuture} or a reactive type it is released
- * when the method returns, not when the asynchronous work ends.
+ * held while the method runs, so asynchronous methods are not supported: one returning a {@code CompletionStage}
+ * (such as {@code CompletableFuture}), a Reactive Streams publisher (such as {@code Mono} or {@code Flux}) or a Kotlin
+ * {@code suspend} function fails startup, since its work would run on after the lock was released. Spring's
+ * {@code @Async} methods are the exception: the lock is taken and released around the work on the executor's thread.
  *
  * <p>Declarations are checked when the bean is created: a SpEL syntax error, an unknown {@code #variable}, a bad
- * duration, {@link OnNotAcquired#SKIP} on a primitive return type or an unknown handler bean fails startup with a
- * message naming the method. May be used as a meta-annotation and on interface methods.
+ * duration, {@link OnNotAcquired#SKIP} on a primitive return type, an asynchronous method or an unknown handler bean
+ * fails startup with a message naming the method. May be used as a meta-annotation and on interface methods.
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)

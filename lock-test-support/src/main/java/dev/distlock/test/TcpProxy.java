@@ -29,6 +29,11 @@ public final class TcpProxy implements AutoCloseable {
 
     private volatile boolean blackholeReplies;
 
+    /** Numbers (in accept order, from 0) of the connections that are blackholed on their own. */
+    private final Set<Integer> blackholed = ConcurrentHashMap.newKeySet();
+
+    private int accepted; // only the acceptor thread
+
     private volatile boolean closed;
 
     private TcpProxy(int targetPort) throws IOException {
@@ -72,6 +77,19 @@ public final class TcpProxy implements AutoCloseable {
         this.blackholeReplies = on;
     }
 
+    /**
+     * Blackholes one connection, by its number in accept order (from 0), as {@link #blackhole(boolean)} does all: a
+     * stalled connection beside healthy ones, e.g. a client's pub/sub connection beside its command connection.
+     */
+    public void blackhole(int connection, boolean on) {
+        if (on) {
+            this.blackholed.add(connection);
+        }
+        else {
+            this.blackholed.remove(connection);
+        }
+    }
+
     /** Closes every open connection, as a network failure or a restarted load balancer would. */
     public void dropConnections() {
         for (Socket socket : this.sockets) {
@@ -93,8 +111,9 @@ public final class TcpProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 this.sockets.add(client);
                 this.sockets.add(upstream);
-                pump(client, upstream, false);
-                pump(upstream, client, true);
+                int number = this.accepted++;
+                pump(client, upstream, number, false);
+                pump(upstream, client, number, true);
             }
             catch (IOException ex) {
                 if (this.closed) {
@@ -104,13 +123,14 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pump(Socket from, Socket to, boolean replies) {
+    private void pump(Socket from, Socket to, int connection, boolean replies) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
-                    if (this.blackhole || (replies && this.blackholeReplies)) {
+                    if (this.blackhole || this.blackholed.contains(connection)
+                            || (replies && this.blackholeReplies)) {
                         continue;
                     }
                     long latency = this.latencyNanos;

@@ -1,0 +1,121 @@
+package dev.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+import dev.distlock.test.TcpProxy;
+
+/** Nothing besides Redis itself stops the watchdog from renewing: not a listener, not pub/sub housekeeping. */
+@RedisTest
+class WatchdogIsolationTest {
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.clients.close();
+    }
+
+    @Test
+    void aListenerThatThrowsFromRenewedStopsNoRenewal() {
+        Duration lease = Duration.ofMillis(900);
+        AtomicInteger renewedCalls = new AtomicInteger();
+        List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(new LockListener() {
+            @Override
+            public void renewed(int count) {
+                renewedCalls.incrementAndGet();
+                throw new IllegalStateException("a broken metrics listener");
+            }
+
+            @Override
+            public void leaseLost(LockHandle lock, LeaseLostException reason) {
+                lost.add(reason);
+            }
+        }));
+        // two lock types: two renewal batches per round
+        LockHandle exclusive = locks.acquire("report:1");
+        LockHandle fair = locks.acquire("report:2", LockOptions.defaults().withMode(LockMode.FAIR));
+
+        // every round calls the listener at least once, and three leases pass in 9 or more rounds
+        Await.until(Duration.ofSeconds(30), () -> renewedCalls.get() >= 9, "nine renewal rounds");
+
+        assertThat(ttl("distlock:{report:1}:lock")).as("the exclusive lock's lease in Redis").isPositive();
+        assertThat(ttl("distlock:{report:2}:fair:lock")).as("the fair lock's lease in Redis").isPositive();
+        assertThat(exclusive.isHeld()).isTrue();
+        assertThat(fair.isHeld()).isTrue();
+        assertThat(lost).isEmpty();
+        exclusive.release();
+        fair.release();
+    }
+
+    /**
+     * The idle-subscription sweep unsubscribes a channel nobody waited on for 10 s (a sweep every 10 s finds it on
+     * the second sweep, 20 s after start). Here the pub/sub connection is stalled, so its UNSUBSCRIBE hangs for the
+     * whole command timeout, longer than the lease; the lease must be renewed all along.
+     */
+    @Test
+    void renewalGoesOnWhileTheSubscriptionConnectionIsStalled() throws Exception {
+        try (TcpProxy proxy = TcpProxy.start(this.redis.port())) {
+            Duration lease = Duration.ofMillis(1500);
+            Duration commandTimeout = Duration.ofSeconds(4);
+            List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
+            long start = System.nanoTime();
+            RedisLockService locks = this.clients.service(this.clients.template(proxy.port(), commandTimeout),
+                    b -> b.watchdogLease(lease).listener(new LockListener() {
+                        @Override
+                        public void leaseLost(LockHandle lock, LeaseLostException reason) {
+                            lost.add(reason);
+                        }
+                    }));
+            LockHandle kept = locks.acquire("kept");
+            assertThat(proxy.connectionCount()).as("the command connection").isEqualTo(1);
+            LockHandle busy = this.clients.service().acquire("busy");
+            assertThatThrownBy(() -> locks.acquire("busy", LockOptions.defaults().withWaitTime(Duration.ofMillis(50))))
+                .isInstanceOf(LockTimeoutException.class); // subscribed to busy's channel, idle from now on
+            assertThat(proxy.connectionCount()).as("the command and the pub/sub connection").isEqualTo(2);
+            proxy.blackhole(1, true);
+
+            // past the sweep that finds the channel idle, and its stalled UNSUBSCRIBE's timeout, with a margin
+            long end = start + Duration.ofSeconds(20).plus(commandTimeout).plusSeconds(2).toNanos();
+            while (System.nanoTime() - end < 0) {
+                assertThat(lost).isEmpty();
+                assertThat(ttl("distlock:{kept}:lock")).as("the lease in Redis").isPositive();
+                Thread.sleep(100);
+            }
+            assertThat(kept.isHeld()).isTrue();
+            proxy.blackhole(1, false);
+            kept.release();
+            busy.release();
+        }
+    }
+
+    private long ttl(String key) {
+        return Long.parseLong(this.redis.call("PTTL", key));
+    }
+}
