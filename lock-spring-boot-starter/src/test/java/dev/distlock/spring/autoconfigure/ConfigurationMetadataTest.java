@@ -30,7 +30,9 @@ class ConfigurationMetadataTest {
                 "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
                 "distlock.quorum.username", "distlock.quorum.password", "distlock.wait-strategy",
                 "distlock.sharding-proxy", "management.health.distlock.enabled", "management.endpoint.locks.access",
-                "management.endpoint.locks.cache.time-to-live");
+                "management.endpoint.locks.cache.time-to-live", "distlock.shedlock.enabled",
+                "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
+                "distlock.lock-registry.cache-capacity");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
