@@ -18,34 +18,20 @@ public interface LockListener {
 
     /**
      * The lock stayed held by another owner for the whole wait ({@code waited} is zero for a {@code tryAcquire} that
-     * found it held). The service calls this; its default calls {@link #notAcquired(String, Duration)}.
+     * found it held).
      *
      * @param name the lock's name (see {@link LockOptions#nameFor(String)})
      */
     default void notAcquired(String key, String name, Duration waited) {
-        notAcquired(key, waited);
-    }
-
-    /** {@link #notAcquired(String, String, Duration)} without the name, for listeners written before names. */
-    default void notAcquired(String key, Duration waited) {
     }
 
     /**
      * An acquisition failed for another reason: {@link LockUnavailableException} when Redis failed,
-     * {@link LockInterruptedException} when the waiting thread was interrupted. The service calls this; its default
-     * calls {@link #acquireFailed(String, Duration, LockException)}.
+     * {@link LockInterruptedException} when the waiting thread was interrupted.
      *
      * @param name the lock's name (see {@link LockOptions#nameFor(String)})
      */
     default void acquireFailed(String key, String name, Duration waited, LockException reason) {
-        acquireFailed(key, waited, reason);
-    }
-
-    /**
-     * {@link #acquireFailed(String, String, Duration, LockException)} without the name, for listeners written before
-     * names.
-     */
-    default void acquireFailed(String key, Duration waited, LockException reason) {
     }
 
     /** An acquisition was released after being held for {@code held}. */

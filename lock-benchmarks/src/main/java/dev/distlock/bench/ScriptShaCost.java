@@ -25,7 +25,7 @@ public final class ScriptShaCost {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        ClassPathResource resource = new ClassPathResource("dev/distlock/redis/acquire.lua");
+        ClassPathResource resource = new ClassPathResource("dev/distlock/redis/script/acquire.lua");
         DefaultRedisScript<Long> fromClassPath = new DefaultRedisScript<>();
         fromClassPath.setLocation(resource);
         fromClassPath.setResultType(Long.class);

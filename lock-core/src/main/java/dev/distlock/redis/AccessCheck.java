@@ -8,16 +8,20 @@ import org.springframework.dao.DataAccessException;
 
 import dev.distlock.LockMode;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.redis.Hold.HoldKey;
+import dev.distlock.redis.lease.Hold.HoldKey;
+import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.script.LockType.Grant;
+import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.wakeup.ReleaseSubscriptions;
 
 /**
  * Checks that the Redis user may do everything the lock does, by running each script once on a probe lock of each
  * type (then deleting the probe's keys) and opening the release subscription, so that a missing ACL permission fails
  * at start-up with the grant it needs.
  */
-final class AccessCheck {
+public final class AccessCheck {
 
-    static final String PROBE_KEY = "distlock-access-check";
+    public static final String PROBE_KEY = "distlock-access-check";
 
     private AccessCheck() {
     }
@@ -26,7 +30,8 @@ final class AccessCheck {
     static String requiredAcl(String prefix) {
         return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hmget +hgetall +hset +hsetnx "
                 + "+hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +publish +subscribe +unsubscribe +spublish "
-                + "+ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem +zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
+                + "+ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem +zscore +zcard +zrank +zrange "
+                + "+zrangebyscore +zremrangebyscore";
     }
 
     /**

@@ -2,17 +2,16 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LeaseLostException;
-import dev.distlock.LockHandle;
-import dev.distlock.LockOptions;
+import dev.distlock.internal.AbstractLockHandle;
+import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.lease.LeaseHolder;
 
 /** One acquisition: a hold id within its owner's {@link Hold}. */
-final class RedisLockHandle implements LockHandle {
+final class RedisLockHandle extends AbstractLockHandle implements LeaseHolder {
 
     final Hold hold;
 
@@ -20,29 +19,19 @@ final class RedisLockHandle implements LockHandle {
 
     final long acquiredNanos;
 
-    /** Whether the watchdog renews this acquisition's lease. */
-    final boolean watchdog;
+    private final boolean watchdog;
 
-    /** For a fixed lease, when it ends on {@link System#nanoTime()}, measured from before the Redis call. */
-    final long fixedDeadlineNanos;
-
-    /** Run when the hold's lease is lost while this handle is unreleased; dropped at its release. */
-    final LostCallbacks lostCallbacks = new LostCallbacks();
+    private final long fixedDeadlineNanos;
 
     private final long fencingToken;
 
     private final String name;
 
-    private final RedisLockService service;
+    private final Releaser releaser;
 
-    private final AtomicBoolean released = new AtomicBoolean();
-
-    /** The loss, when the lease was known lost before the release: owed to callbacks added afterwards. */
-    private volatile @Nullable LeaseLostException lostWhileHeld;
-
-    RedisLockHandle(RedisLockService service, Hold hold, String holdId, String name, long fencingToken,
-            long acquiredNanos, boolean watchdog, long leaseNanos) {
-        this.service = service;
+    RedisLockHandle(Releaser releaser, Hold hold, String holdId, String name, long fencingToken, long acquiredNanos,
+            boolean watchdog, long leaseNanos) {
+        this.releaser = releaser;
         this.hold = hold;
         this.holdId = holdId;
         this.name = name;
@@ -64,7 +53,7 @@ final class RedisLockHandle implements LockHandle {
 
     @Override
     public String ownerToken() {
-        return this.hold.ownerToken;
+        return this.hold.ownerToken();
     }
 
     @Override
@@ -79,57 +68,39 @@ final class RedisLockHandle implements LockHandle {
 
     @Override
     public boolean isHeld() {
-        return !this.released.get() && this.hold.isValid();
+        return !isReleased() && this.hold.isValid();
     }
 
     @Override
-    public void onLeaseLost(Consumer<LeaseLostException> callback) {
-        if (callback == null) {
-            throw new IllegalArgumentException("callback must not be null");
-        }
-        if (!this.released.get()) {
-            this.lostCallbacks.add(callback, this.hold::lostReason);
-            return;
-        }
-        LeaseLostException lost = this.lostWhileHeld;
-        if (lost != null) {
-            LostCallbacks.call(callback, lost);
-        }
-    }
-
-    /** Marks the handle released; false when it was already. Its lease-lost callbacks are dropped. */
-    boolean markReleased() {
-        if (!this.released.compareAndSet(false, true)) {
-            return false;
-        }
-        this.lostWhileHeld = this.hold.lostReason();
-        this.lostCallbacks.clear();
-        return true;
+    public boolean renewedByWatchdog() {
+        return this.watchdog;
     }
 
     @Override
-    public void release() {
-        if (markReleased()) {
-            this.service.release(this, 0);
-        }
+    public long fixedDeadlineNanos() {
+        return this.fixedDeadlineNanos;
     }
 
     @Override
-    public void releaseAfter(Duration delay) {
-        if (delay == null || delay.isNegative()) {
-            throw new IllegalArgumentException("delay must not be null or negative, but was " + delay);
-        }
-        if (delay.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException(
-                    "delay must be at most " + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + delay);
-        }
-        if (markReleased()) {
-            this.service.release(this, delay.toMillis());
-        }
+    protected @Nullable LeaseLostException lostReason() {
+        return this.hold.lostReason();
+    }
+
+    @Override
+    protected void releaseNow(Duration keepHeld) {
+        this.releaser.release(this, keepHeld.toMillis());
     }
 
     @Override
     public String toString() {
         return "LockHandle[key=" + key() + ", fencingToken=" + this.fencingToken + ", held=" + isHeld() + "]";
+    }
+
+    /** Releases a handle's acquisition in Redis. */
+    @FunctionalInterface
+    interface Releaser {
+
+        /** Releases it now, or when {@code keepHeldMillis} > 0 leaves the lock held that much longer. */
+        void release(RedisLockHandle handle, long keepHeldMillis);
     }
 }

@@ -119,7 +119,7 @@ class BadInputTest {
 
     @Test
     void badServiceSettingsAreRejectedNamingTheSetting() {
-        RedisLockService.Builder builder = RedisLockService.builder(this.clients.template());
+        RedisLockServiceBuilder builder = RedisLockService.builder(this.clients.template());
         assertThatThrownBy(() -> builder.keyPrefix(" ")).hasMessageContaining("keyPrefix must not be null or blank");
         assertThatThrownBy(() -> builder.keyPrefix("a{b")).hasMessageContaining("keyPrefix must not contain braces");
         assertThatThrownBy(() -> builder.watchdogLease(Duration.ZERO)).hasMessageContaining("watchdogLease");

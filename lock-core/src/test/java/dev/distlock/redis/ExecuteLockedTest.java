@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -15,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,14 +23,13 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import io.lettuce.core.event.connection.ConnectionActivatedEvent;
-
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.redis.ReleaseSubscriptions.Waiter;
+import dev.distlock.redis.wakeup.Waiter;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

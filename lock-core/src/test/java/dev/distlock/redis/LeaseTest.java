@@ -20,6 +20,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.NotLockOwnerException;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

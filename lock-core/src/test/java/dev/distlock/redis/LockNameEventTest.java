@@ -77,29 +77,6 @@ class LockNameEventTest {
         assertThat(recorder.events).last().isEqualTo("failed stock:1 stock LockUnavailableException");
     }
 
-    @Test
-    void aListenerWrittenBeforeNamesStillHearsEveryEvent() {
-        List<String> events = new CopyOnWriteArrayList<>();
-        LockListener old = new LockListener() {
-            @Override
-            public void notAcquired(String key, Duration waited) {
-                events.add("notAcquired " + key);
-            }
-
-            @Override
-            public void acquireFailed(String key, Duration waited, LockException reason) {
-                events.add("failed " + key);
-            }
-        };
-        RedisLockService locks = this.clients.service(quickTemplate(), b -> b.listener(old));
-        LockHandle held = this.clients.service().acquire("old");
-        assertThat(locks.tryAcquire("old")).isEmpty();
-        held.release();
-        this.redis.stop();
-        assertThatThrownBy(() -> locks.tryAcquire("old")).isInstanceOf(LockUnavailableException.class);
-        assertThat(events).containsExactly("notAcquired old", "failed old");
-    }
-
     /** A client whose commands time out after 200 ms, so that a stopped or paused Redis fails calls quickly. */
     private StringRedisTemplate quickTemplate() {
         return this.clients.template(this.redis.port(), Duration.ofMillis(200));

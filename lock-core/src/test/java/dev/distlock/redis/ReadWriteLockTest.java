@@ -22,13 +22,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -254,24 +254,6 @@ class ReadWriteLockTest {
 
     private double score(String key, LockHandle reader) {
         return Double.parseDouble(this.redis.call("ZSCORE", "distlock:{" + key + "}:rw:readers", reader.ownerToken()));
-    }
-
-    @Test
-    void aRetriedReadReleaseDoesNotCountTwice() {
-        StringRedisTemplate template = this.clients.template();
-        ReadLock type = new ReadLock(new LockType.Context(new LockKeys("distlock"), new LockScripts(template), "test",
-                "60000", "1000", new ShardedPubSub(template, "distlock:{probe}:released")));
-        Hold hold = new Hold(new Hold.HoldKey("owner", "retry", LockMode.READ), type, type.releaseChannel("retry"),
-                "owner-a");
-        assertThat(type.acquire(hold, new LockType.Grant("1", "10000", false, false, false))).isPositive();
-        assertThat(type.acquire(hold, new LockType.Grant("2", "10000", false, false, false))).isPositive();
-
-        assertThat(type.release(hold, new LockType.Release("2", 1, false, "0"))).isEqualTo(LockScripts.STILL_HELD);
-        assertThat(type.release(hold, new LockType.Release("2", 1, false, "0"))).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("1");
-        assertThat(type.release(hold, new LockType.Release("1", 1, false, "0"))).isEqualTo(LockScripts.FREED);
-        assertThat(type.release(hold, new LockType.Release("1", 1, false, "0"))).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("0");
     }
 
     @Test

@@ -16,21 +16,21 @@ import dev.distlock.test.RedisNode;
  * Independent clients of one Redis server, each with its own connection factory, as two services would have. Closes
  * everything it made.
  */
-final class RedisClients implements AutoCloseable {
+public final class RedisClients implements AutoCloseable {
 
     private final List<AutoCloseable> resources = new ArrayList<>();
 
     private final RedisNode node;
 
-    RedisClients(RedisNode node) {
+    public RedisClients(RedisNode node) {
         this.node = node;
     }
 
-    StringRedisTemplate template() {
+    public StringRedisTemplate template() {
         return template(this.node.port(), Duration.ofSeconds(5));
     }
 
-    StringRedisTemplate template(int port, Duration commandTimeout) {
+    public StringRedisTemplate template(int port, Duration commandTimeout) {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration("127.0.0.1", port),
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
@@ -41,15 +41,15 @@ final class RedisClients implements AutoCloseable {
     }
 
     /** A lock service on a client of its own. */
-    RedisLockService service() {
+    public RedisLockService service() {
         return service(builder -> builder);
     }
 
-    RedisLockService service(UnaryOperator<RedisLockService.Builder> settings) {
+    public RedisLockService service(UnaryOperator<RedisLockServiceBuilder> settings) {
         return service(template(), settings);
     }
 
-    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockService.Builder> settings) {
+    public RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockServiceBuilder> settings) {
         RedisLockService service = settings.apply(RedisLockService.builder(template)).build();
         this.resources.add(service);
         return service;

@@ -51,74 +51,6 @@ class ReleaseTest {
     }
 
     @Test
-    void aRetriedReleaseOfAReentrantHoldDoesNotCountTwice() {
-        LockScripts scripts = new LockScripts(this.clients.template());
-        String hash = "distlock:{retry}:lock";
-        assertThat(acquire(scripts, hash, "owner-a", "1")).isPositive();
-        assertThat(acquire(scripts, hash, "owner-a", "2")).isPositive();
-
-        assertThat(release(scripts, hash, "owner-a", "2")).isEqualTo(LockScripts.STILL_HELD);
-        assertThat(release(scripts, hash, "owner-a", "2")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-a");
-
-        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.FREED);
-        assertThat(release(scripts, hash, "owner-a", "1")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
-    }
-
-    @Test
-    void aRetriedReleaseAfterAnotherOwnerTookTheLockLeavesItAlone() {
-        LockScripts scripts = new LockScripts(this.clients.template());
-        String hash = "distlock:{retry2}:lock";
-        assertThat(acquire(scripts, hash, "owner-a", "1")).isPositive();
-        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.FREED);
-        assertThat(acquire(scripts, hash, "owner-b", "1")).isPositive();
-
-        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
-        assertThat(release(scripts, hash, "owner-c", "1")).isEqualTo(LockScripts.HELD_BY_ANOTHER);
-        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
-    }
-
-    @Test
-    void aRetriedReleaseAfterOthersTookAndFreedTheLockIsRecognisedAsDone() {
-        LockScripts scripts = new LockScripts(this.clients.template());
-        String hash = "distlock:{retry3}:lock";
-        long fenceA = acquire(scripts, hash, "owner-a", "1");
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
-        // during the retry gap (a hot key), two other owners take and free the lock
-        long fenceB = acquire(scripts, hash, "owner-b", "1");
-        assertThat(release(scripts, hash, "owner-b", "1", fenceB)).isEqualTo(LockScripts.FREED);
-        long fenceC = acquire(scripts, hash, "owner-c", "1");
-
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry while C holds")
-            .isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(release(scripts, hash, "owner-c", "1", fenceC)).isEqualTo(LockScripts.FREED);
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry once the lock is free")
-            .isEqualTo(LockScripts.ALREADY_RELEASED);
-    }
-
-    @Test
-    void aRetriedReleaseOfALeaseThatRanOutIsStillReportedLost() {
-        LockScripts scripts = new LockScripts(this.clients.template());
-        String hash = "distlock:{retry4}:lock";
-        long fenceA = acquire(scripts, hash, "owner-a", "1");
-        this.redis.call("DEL", hash); // A's lease runs out: the hash vanishes
-        long fenceB = acquire(scripts, hash, "owner-b", "1");
-        assertThat(release(scripts, hash, "owner-b", "1", fenceB)).isEqualTo(LockScripts.FREED);
-        acquire(scripts, hash, "owner-c", "1");
-
-        assertThat(fenceB).isGreaterThan(fenceA);
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.HELD_BY_ANOTHER);
-    }
-
-    @Test
-    void aReleaseWhenNobodyHoldsTheLockSaysSo() {
-        LockScripts scripts = new LockScripts(this.clients.template());
-        assertThat(release(scripts, "distlock:{nobody}:lock", "owner-a", "1")).isEqualTo(LockScripts.NOT_HELD);
-        assertThat(this.redis.call("EXISTS", "distlock:{nobody}:lock")).isEqualTo("0");
-    }
-
-    @Test
     void theFreedLockKeepsOnlyItsLastTokenForTheRetention() {
         RedisLockService locks = this.clients.service(b -> b.tokenRetention(Duration.ofMinutes(5)));
         long token;
@@ -129,20 +61,6 @@ class ReleaseTest {
         assertThat(this.redis.call("HGET", "distlock:{retained}:lock", "owner")).isNull();
         assertThat(Long.parseLong(this.redis.call("PTTL", "distlock:{retained}:lock")))
             .isBetween(1L, Duration.ofMinutes(5).toMillis());
-    }
-
-    private static long acquire(LockScripts scripts, String hash, String owner, String holdId) {
-        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", false, false, false));
-    }
-
-    /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
-    private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence) {
-        return scripts.release(hash, owner, new LockType.Release(holdId, fence, false, "0"), "distlock:{x}:released",
-                "test", "60000", "PUBLISH");
-    }
-
-    private static long release(LockScripts scripts, String hash, String owner, String holdId) {
-        return release(scripts, hash, owner, holdId, 0);
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 import dev.distlock.test.TcpProxy;

@@ -13,6 +13,7 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -64,7 +65,7 @@ class ScriptReloadTest {
 
     private static String renewSha(RedisLockService locks) {
         DefaultRedisScript<List<?>> script = new DefaultRedisScript<>();
-        script.setLocation(new ClassPathResource("dev/distlock/redis/renew.lua"));
+        script.setLocation(new ClassPathResource("dev/distlock/redis/script/renew.lua"));
         return script.getSha1();
     }
 }

@@ -9,8 +9,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.LeaseExpiredOnArrivalException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 import dev.distlock.test.TcpProxy;
@@ -45,7 +47,7 @@ class SlowRedisTest {
 
             assertThatThrownBy(() -> locks.acquire("slow",
                     LockOptions.defaults().withLeaseTime(Duration.ofMillis(200)).withWaitTime(Duration.ZERO)))
-                .isInstanceOf(LockUnavailableException.class)
+                .isInstanceOf(LeaseExpiredOnArrivalException.class)
                 .hasMessageContaining("longer than the lease");
             assertThat(locks.heldLocks()).isEmpty();
         }

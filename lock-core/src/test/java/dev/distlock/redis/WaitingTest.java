@@ -21,6 +21,7 @@ import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -18,6 +18,7 @@ import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 import dev.distlock.test.TcpProxy;

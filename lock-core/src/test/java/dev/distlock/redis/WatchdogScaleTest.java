@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
+import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

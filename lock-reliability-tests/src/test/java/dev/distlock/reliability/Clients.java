@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.SentinelTopology;
 
@@ -51,11 +52,11 @@ final class Clients implements AutoCloseable {
         return new StringRedisTemplate(factory);
     }
 
-    RedisLockService service(int port, Duration commandTimeout, UnaryOperator<RedisLockService.Builder> settings) {
+    RedisLockService service(int port, Duration commandTimeout, UnaryOperator<RedisLockServiceBuilder> settings) {
         return service(template(port, commandTimeout), settings);
     }
 
-    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockService.Builder> settings) {
+    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockServiceBuilder> settings) {
         RedisLockService service = settings.apply(RedisLockService.builder(template)).build();
         this.resources.add(service);
         return service;

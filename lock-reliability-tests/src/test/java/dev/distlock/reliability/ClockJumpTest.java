@@ -21,8 +21,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.QuorumLockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.quorum.QuorumLockService;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisNodeConfig;
 import dev.distlock.test.RedisServers;

@@ -23,6 +23,7 @@ import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -109,7 +110,7 @@ class HostileInputTest {
         expect(() -> this.locks.acquire("k", null), "options must not be null");
         expect(() -> this.locks.executeLocked("k", options, null), "work must not be null");
 
-        RedisLockService.Builder builder = RedisLockService.builder(this.clients.template(this.redis.port(),
+        RedisLockServiceBuilder builder = RedisLockService.builder(this.clients.template(this.redis.port(),
                 Duration.ofSeconds(2)));
         expect(() -> builder.keyPrefix(null), "keyPrefix");
         expect(() -> builder.keyPrefix("a\nb"), "keyPrefix");

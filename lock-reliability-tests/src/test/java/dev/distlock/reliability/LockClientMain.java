@@ -12,6 +12,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockService;
 
+
 /**
  * A lock client in a JVM of its own, started by the reliability tests. It takes the lock (watchdog lease), reports
  * {@code ACQUIRED <fencing token>} on stdout, works until the file {@code <go file>} exists (at most 60 s), writes to

@@ -32,6 +32,8 @@ import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLockHandle;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
+import dev.distlock.test.Await;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
@@ -296,7 +298,7 @@ class RedisClusterLockTest {
         assertThat(Duration.ofNanos(acquiredAt - releasedAt)).isLessThan(PROMPT);
     }
 
-    private RedisLockService service(UnaryOperator<RedisLockService.Builder> settings) {
+    private RedisLockService service(UnaryOperator<RedisLockServiceBuilder> settings) {
         return this.clients.service(this.clients.cluster(this.cluster, null, null), settings);
     }
 

@@ -5,20 +5,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.protocol.ProtocolVersion;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.TwemproxyTopology;
 
@@ -72,7 +72,7 @@ final class TopologyClients implements AutoCloseable {
         });
     }
 
-    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockService.Builder> settings) {
+    RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockServiceBuilder> settings) {
         RedisLockService service = settings.apply(RedisLockService.builder(template)).build();
         this.resources.add(service);
         return service;

@@ -33,6 +33,8 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
 import dev.distlock.test.TwemproxyTopology;
@@ -206,7 +208,7 @@ class TwemproxyLockTest {
         assertThat(Duration.ofNanos(System.nanoTime() - releasedAt)).isLessThan(Duration.ofSeconds(10));
     }
 
-    private RedisLockService service(UnaryOperator<RedisLockService.Builder> settings) {
+    private RedisLockService service(UnaryOperator<RedisLockServiceBuilder> settings) {
         return this.clients.service(this.clients.twemproxy(this.proxy), b -> settings.apply(b.shardingProxy(true)));
     }
 

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import io.micrometer.core.instrument.Meter;
@@ -16,20 +16,20 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
+import redis.embedded.RedisServer;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
-import dev.distlock.sample.demo.Demo;
 import dev.distlock.sample.demo.Demo.SaleResult;
 import dev.distlock.sample.demo.Demo.WikiResult;
+import dev.distlock.sample.demo.Demo;
 import dev.distlock.sample.demo.DemoProperties;
 import dev.distlock.sample.sale.StockStore;
-import redis.embedded.RedisServer;
 
 /** The app on a random port with its embedded Redis, running a reduced demo over HTTP. */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,

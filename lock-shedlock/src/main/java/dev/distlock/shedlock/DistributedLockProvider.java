@@ -6,9 +6,12 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
+import dev.distlock.LeaseExpiredOnArrivalException;
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+
 
 /**
  * A ShedLock {@link ExtensibleLockProvider} on a distlock {@link LockService}, so that {@code @SchedulerLock} jobs get
@@ -60,16 +63,25 @@ public final class DistributedLockProvider implements ExtensibleLockProvider {
      * Makes one attempt to take the lock for {@code lockAtMostFor}; empty when another node holds it.
      *
      * @throws IllegalArgumentException when the lock's name is no valid key or {@code lockAtMostFor} is out of range
-     * @throws dev.distlock.LockUnavailableException when Redis cannot be reached
+     * @throws dev.distlock.LockUnavailableException when Redis cannot be reached. A grant whose answer came after
+     * {@code lockAtMostFor} had run out is a lock already expired, as with ShedLock's own providers: the job runs and
+     * the lost lease is logged.
      */
     @Override
     public Optional<SimpleLock> lock(LockConfiguration configuration) {
         String key = this.keyPrefix + configuration.getName();
         // A fresh owner per lock: ShedLock's locks are not reentrant, even within one thread.
         LockOptions options = options(configuration).withOwner(new Object());
-        Optional<LockHandle> handle = this.locks.tryAcquire(key, leased(options, configuration));
-        return handle.map(held -> new DistributedSimpleLock(this.locks, configuration, key, options, held,
-                new LeaseReport(configuration.getName())));
+        LeaseReport report = new LeaseReport(configuration.getName());
+        Optional<LockHandle> handle;
+        try {
+            handle = this.locks.tryAcquire(key, leased(options, configuration));
+        }
+        catch (LeaseExpiredOnArrivalException ex) {
+            report.lost(new LeaseLostException(key, ex.getMessage(), ex));
+            return Optional.of(new ExpiredSimpleLock(configuration));
+        }
+        return handle.map(held -> new DistributedSimpleLock(this.locks, configuration, key, options, held, report));
     }
 
     private static LockOptions options(LockConfiguration configuration) {

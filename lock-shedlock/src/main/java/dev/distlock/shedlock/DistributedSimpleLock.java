@@ -8,11 +8,13 @@ import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
+import dev.distlock.LeaseExpiredOnArrivalException;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+
 
 /**
  * One ShedLock lock: a {@link LockHandle} with a fixed lease. {@link AbstractSimpleLock} refuses a second unlock or
@@ -69,8 +71,14 @@ final class DistributedSimpleLock extends AbstractSimpleLock {
             releaseQuietly(this.handle);
             return Optional.empty();
         }
-        Optional<LockHandle> extended = this.locks.tryAcquire(this.key,
-                DistributedLockProvider.leased(this.options, configuration));
+        Optional<LockHandle> extended;
+        try {
+            extended = this.locks.tryAcquire(this.key, DistributedLockProvider.leased(this.options, configuration));
+        }
+        catch (LeaseExpiredOnArrivalException ex) { // the new lease ended before Redis's answer came: not extended
+            releaseQuietly(this.handle);
+            return Optional.empty();
+        }
         if (extended.isEmpty()) { // another owner holds it: the lease was lost, and the service reported that
             releaseQuietly(this.handle);
             return Optional.empty();

@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 
 import dev.distlock.LeaseLostException;
 
+
 /** Logs the loss of one ShedLock lock's lease once, across its extensions. */
 final class LeaseReport {
 

@@ -24,6 +24,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 import dev.distlock.LockOptions;
+import dev.distlock.LockService;
 
 /**
  * Finds the {@link DistributedLock} methods of bean classes, checks their declarations, and caches the result per

@@ -18,6 +18,8 @@ import org.springframework.asm.SpringAsmInfo;
 import org.springframework.asm.Type;
 import org.springframework.util.ClassUtils;
 
+import dev.distlock.LockService;
+
 /**
  * Finds calls from a class to its own {@link DistributedLock} methods on {@code this}: they bypass the Spring proxy, so
  * they run without the lock. Reads the bytecode of the class and its superclasses with Spring's ASM and looks for

@@ -19,6 +19,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -10,6 +10,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockView;
 
+
 /**
  * A Spring Integration {@link LockRegistry} on a distlock {@link LockService}: {@link #obtain(Object)} gives a
  * {@link LockView}, a {@link java.util.concurrent.locks.Lock} reentrant per thread whose lease the watchdog keeps

@@ -3,6 +3,7 @@ package dev.distlock.bench.clients;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockService;
 
+
 /** distlock's {@link RedisLockService} with default options: watchdog lease, calling thread as owner. */
 final class DistlockClient implements LockClient {
 

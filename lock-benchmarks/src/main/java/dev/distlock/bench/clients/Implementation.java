@@ -6,6 +6,8 @@ import java.util.Locale;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import dev.distlock.redis.RedisLockService;
+
 /** The lock implementations compared, each with how to open a client of it. */
 public enum Implementation {
 

@@ -13,6 +13,7 @@ import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
 
+
 /** Keeps the last lock events of this instance for the status page. The starter passes every listener bean on. */
 @Component
 public class LockActivity implements LockListener {

@@ -11,11 +11,11 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.util.HtmlUtils;
 
-import dev.distlock.redis.HeldLock;
+import dev.distlock.HeldLock;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.sample.sale.SaleProperties;
-import dev.distlock.sample.sale.StockStore;
 import dev.distlock.sample.sale.StockStore.StockLevel;
+import dev.distlock.sample.sale.StockStore;
 import dev.distlock.spring.micrometer.LockMetrics;
 
 /**

@@ -3,23 +3,23 @@ package dev.distlock.spring.actuate;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
+import dev.distlock.LockInspection;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.redis.RedisLockService;
 
 /**
- * The health of a {@link RedisLockService}: {@code DOWN} when Redis does not answer a PING through the service's
+ * The health of a {@link LockInspection}: {@code DOWN} when Redis does not answer a PING through the service's
  * connection (within the client's command timeout), or when the watchdog is behind with a lease
- * ({@link RedisLockService#overdueRenewalCount()}: a watched lease not renewed for two renewal intervals, which is
+ * ({@link LockInspection#overdueRenewalCount()}: a watched lease not renewed for two renewal intervals, which is
  * lost if renewal does not catch up by its deadline). Otherwise {@code UP}. Details: {@code redis}
  * ({@code reachable} or {@code unreachable}, with the {@code error}), {@code heldLocks}, {@code renewing},
  * {@code overdueRenewals} and {@code renewalInterval}.
  */
 public class LockServiceHealthIndicator implements HealthIndicator {
 
-    private final RedisLockService lockService;
+    private final LockInspection lockService;
 
     /** Reports the health of {@code lockService}. */
-    public LockServiceHealthIndicator(RedisLockService lockService) {
+    public LockServiceHealthIndicator(LockInspection lockService) {
         this.lockService = lockService;
     }
 

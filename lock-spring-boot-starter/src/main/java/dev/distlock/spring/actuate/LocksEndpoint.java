@@ -6,20 +6,20 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
-import dev.distlock.redis.HeldLock;
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.HeldLock;
+import dev.distlock.LockInspection;
 
 /**
- * The {@code locks} actuator endpoint: the locks this instance holds now, from {@link RedisLockService#heldLocks()}.
+ * The {@code locks} actuator endpoint: the locks this instance holds now, from {@link LockInspection#heldLocks()}.
  * It shows keys, which may hold user ids, so expose it only where operators alone can reach it. Read-only.
  */
 @Endpoint(id = "locks")
 public class LocksEndpoint {
 
-    private final RedisLockService lockService;
+    private final LockInspection lockService;
 
     /** Lists the locks of {@code lockService}. */
-    public LocksEndpoint(RedisLockService lockService) {
+    public LocksEndpoint(LockInspection lockService) {
         this.lockService = lockService;
     }
 

@@ -53,18 +53,8 @@ final class CompositeLockListener implements LockListener {
     }
 
     @Override
-    public void notAcquired(String key, Duration waited) {
-        each(listener -> listener.notAcquired(key, waited));
-    }
-
-    @Override
     public void acquireFailed(String key, String name, Duration waited, LockException reason) {
         each(listener -> listener.acquireFailed(key, name, waited, reason));
-    }
-
-    @Override
-    public void acquireFailed(String key, Duration waited, LockException reason) {
-        each(listener -> listener.acquireFailed(key, waited, reason));
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import dev.distlock.LockListener;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
 
 /**
  * Registers a {@link RedisLockService} as the {@link LockService}, on the context's {@link StringRedisTemplate} (or
@@ -33,7 +34,7 @@ public final class DistributedLockAutoConfiguration {
     RedisLockService redisLockService(DistributedLockProperties properties,
             ObjectProvider<StringRedisTemplate> templates, ObjectProvider<RedisConnectionFactory> connectionFactories,
             ObjectProvider<LockListener> listeners) {
-        RedisLockService.Builder builder = RedisLockService.builder(template(templates, connectionFactories))
+        RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories))
             .keyPrefix(properties.getKeyPrefix())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())

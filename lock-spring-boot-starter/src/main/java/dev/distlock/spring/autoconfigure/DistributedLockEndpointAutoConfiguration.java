@@ -8,7 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.LockInspection;
 import dev.distlock.spring.actuate.LocksEndpoint;
 
 /**
@@ -23,8 +23,8 @@ public final class DistributedLockEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    @ConditionalOnSingleCandidate(RedisLockService.class)
-    LocksEndpoint locksEndpoint(RedisLockService lockService) {
+    @ConditionalOnSingleCandidate(LockInspection.class)
+    LocksEndpoint locksEndpoint(LockInspection lockService) {
         return new LocksEndpoint(lockService);
     }
 }

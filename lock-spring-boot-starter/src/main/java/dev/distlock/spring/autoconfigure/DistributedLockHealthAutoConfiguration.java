@@ -8,7 +8,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.LockInspection;
 import dev.distlock.spring.actuate.LockServiceHealthIndicator;
 
 /**
@@ -17,14 +17,14 @@ import dev.distlock.spring.actuate.LockServiceHealthIndicator;
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
-@ConditionalOnSingleCandidate(RedisLockService.class)
+@ConditionalOnSingleCandidate(LockInspection.class)
 public final class DistributedLockHealthAutoConfiguration {
 
     // On the method: a class-level condition's class must load even when @ConditionalOnClass fails.
     @Bean
     @ConditionalOnEnabledHealthIndicator("distlock")
     @ConditionalOnMissingBean(name = "distlockHealthIndicator")
-    LockServiceHealthIndicator distlockHealthIndicator(RedisLockService lockService) {
+    LockServiceHealthIndicator distlockHealthIndicator(LockInspection lockService) {
         return new LockServiceHealthIndicator(lockService);
     }
 }

@@ -13,13 +13,13 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.LockInspection;
 import dev.distlock.spring.micrometer.LockMetrics;
 
 /**
  * Records lock metrics (see {@link LockMetrics}) when Micrometer is on the class path and the application has a
  * {@link MeterRegistry}: the {@link LockMetrics} listener, which the auto-configured lock service reports to, and the
- * held-locks gauge of the context's {@link RedisLockService}.
+ * held-locks gauge of the context's {@link LockInspection}.
  */
 @AutoConfiguration(after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
         SimpleMetricsExportAutoConfiguration.class, DistributedLockAutoConfiguration.class })
@@ -36,8 +36,8 @@ public final class DistributedLockMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "distributedLockHeldLocksMetrics")
-    @ConditionalOnSingleCandidate(RedisLockService.class)
-    MeterBinder distributedLockHeldLocksMetrics(RedisLockService lockService) {
+    @ConditionalOnSingleCandidate(LockInspection.class)
+    MeterBinder distributedLockHeldLocksMetrics(LockInspection lockService) {
         return LockMetrics.heldLocks(lockService);
     }
 }

@@ -13,7 +13,8 @@ import org.springframework.context.annotation.Conditional;
 import dev.distlock.LockListener;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.redis.QuorumLockService;
+import dev.distlock.redis.quorum.QuorumLockService;
+import dev.distlock.redis.quorum.QuorumLockServiceBuilder;
 
 /**
  * Quorum (Redlock) mode: when {@code distlock.quorum.nodes} is set, registers a {@link QuorumLockService} over those
@@ -42,7 +43,7 @@ public final class QuorumLockAutoConfiguration {
                     + ") must be at most a tenth of distlock.watchdog.lease (" + properties.getWatchdog().getLease()
                     + ")");
         }
-        QuorumLockService.Builder builder = QuorumLockService.builder(connections.templates())
+        QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates())
             .nodeTimeout(quorum.getNodeTimeout())
             .keyPrefix(properties.getKeyPrefix())
             .defaultWaitTime(properties.getDefaultWaitTime())

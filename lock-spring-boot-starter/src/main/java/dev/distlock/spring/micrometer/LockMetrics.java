@@ -11,8 +11,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
+import dev.distlock.LockInspection;
 import dev.distlock.LockListener;
-import dev.distlock.redis.RedisLockService;
 
 /**
  * Records lock events as Micrometer meters. Every meter is tagged with the lock's {@linkplain LockHandle#name() name}
@@ -57,8 +57,8 @@ public final class LockMetrics implements LockListener {
         this.registry = registry;
     }
 
-    /** Binds the {@value #LOCKS_HELD} gauge: the number of {@link RedisLockService#heldLocks()}. */
-    public static MeterBinder heldLocks(RedisLockService lockService) {
+    /** Binds the {@value #LOCKS_HELD} gauge: the number of {@link LockInspection#heldLocks()}. */
+    public static MeterBinder heldLocks(LockInspection lockService) {
         return registry -> Gauge.builder(LOCKS_HELD, lockService, service -> service.heldLocks().size())
             .description("Locks this instance holds now")
             .register(registry);

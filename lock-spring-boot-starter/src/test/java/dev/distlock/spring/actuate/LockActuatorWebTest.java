@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
-import dev.distlock.spring.Await;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -15,9 +15,9 @@ import org.springframework.boot.health.contributor.Status;
 import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
 import dev.distlock.LockService;
-import dev.distlock.spring.Await;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockHealthAutoConfiguration;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -22,8 +22,8 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
-import dev.distlock.redis.QuorumLockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.quorum.QuorumLockService;
 import dev.distlock.spring.CurrentLock;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;

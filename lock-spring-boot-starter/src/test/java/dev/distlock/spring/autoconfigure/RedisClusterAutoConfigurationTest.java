@@ -20,7 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
-import dev.distlock.spring.Await;
+import dev.distlock.test.Await;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;

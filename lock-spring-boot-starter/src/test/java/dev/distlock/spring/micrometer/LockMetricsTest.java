@@ -26,10 +26,10 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.spring.Await;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

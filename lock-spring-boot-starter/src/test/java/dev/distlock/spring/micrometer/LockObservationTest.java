@@ -25,10 +25,10 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.redis.RedisLockService;
-import dev.distlock.spring.Await;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockObservationAutoConfiguration;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 

@@ -1,0 +1,42 @@
+package dev.distlock;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a lock service tells operators about its locks: the locks this process holds, whether the watchdog keeps up,
+ * and whether Redis answers. Every service of this library implements it; health checks, metrics and the actuator
+ * endpoint read it. Each method is quick and safe from any thread, except {@link #ping()}, which waits for Redis.
+ */
+public interface LockInspection {
+
+    /**
+     * The locks this service holds now, oldest first: one entry per owner, key and type (reentrant acquisitions are
+     * counted in {@link HeldLock#holdCount()}), without locks that were released, lost or are past their lease
+     * deadline. An immutable snapshot.
+     */
+    List<HeldLock> heldLocks();
+
+    /** How many leases the watchdog is renewing now. */
+    int renewingCount();
+
+    /** How often the watchdog renews leases. */
+    Duration renewalInterval();
+
+    /**
+     * How many leases the watchdog is behind with: watched leases last granted or renewed more than two
+     * {@linkplain #renewalInterval() renewal intervals} ago. A healthy watchdog renews every lease once per interval,
+     * so this is zero unless renewals fail (Redis unreachable or slow) or the watchdog's thread is held up. An overdue
+     * lease is still valid until its deadline; it is lost if renewal does not catch up by then.
+     */
+    int overdueRenewalCount();
+
+    /**
+     * Asks Redis whether it answers (in quorum mode, every master, needing a quorum).
+     *
+     * @return how long the answer took
+     * @throws LockUnavailableException (with an empty {@link LockException#key()}) when Redis cannot be reached or
+     * does not answer within the client's command timeout
+     */
+    Duration ping();
+}

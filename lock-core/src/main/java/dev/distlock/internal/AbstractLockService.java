@@ -1,0 +1,138 @@
+package dev.distlock.internal;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockListener;
+import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.MultiLockHandle;
+
+/**
+ * The acquisition skeleton every service shares: checks the request, applies the wait limit, names the lock and tells
+ * the listener what came of it (acquired, not acquired, failed), for single keys and for key sets. A service supplies
+ * the key rules, the option rules and {@link #acquireWithin}, which tries until the lock is granted or the wait ends.
+ */
+public abstract class AbstractLockService implements LockService {
+
+    private final LockListener listener;
+
+    private final Duration defaultWaitTime;
+
+    protected AbstractLockService(LockListener listener, Duration defaultWaitTime) {
+        this.listener = listener;
+        this.defaultWaitTime = defaultWaitTime;
+    }
+
+    @Override
+    public final LockHandle acquire(String key, LockOptions options) {
+        checkKey(key);
+        checkOptions(options);
+        long start = System.nanoTime();
+        LockHandle handle = attempt(key, options, waitTime(options));
+        if (handle == null) {
+            throw new LockTimeoutException(key, since(start));
+        }
+        return handle;
+    }
+
+    @Override
+    public final Optional<LockHandle> tryAcquire(String key, LockOptions options) {
+        checkKey(key);
+        checkOptions(options);
+        return Optional.ofNullable(attempt(key, options, Duration.ZERO));
+    }
+
+    @Override
+    public final MultiLockHandle acquireAll(Collection<String> keys, LockOptions options) {
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this::checkKey);
+        checkOptions(options);
+        return MultiKeyAcquisition.acquire(this, canonical, options, waitTime(options));
+    }
+
+    @Override
+    public final Optional<MultiLockHandle> tryAcquireAll(Collection<String> keys, LockOptions options) {
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this::checkKey);
+        checkOptions(options);
+        return Optional.ofNullable(MultiKeyAcquisition.tryAcquire(this, canonical, options));
+    }
+
+    /** Receives the service's lock events. */
+    protected final LockListener listener() {
+        return this.listener;
+    }
+
+    /**
+     * Checks a caller's key.
+     *
+     * @return the key
+     * @throws IllegalArgumentException naming the argument and the rule it broke
+     */
+    protected abstract String checkKey(@Nullable String key);
+
+    /**
+     * Checks the caller's options, and that the service can still take locks.
+     *
+     * @throws IllegalArgumentException for options the service does not take
+     * @throws IllegalStateException when the service is closed
+     */
+    protected abstract void checkOptions(@Nullable LockOptions options);
+
+    /**
+     * Tries until the lock is granted or {@code waitNanos} (measured from {@code startNanos}) have passed; a zero wait
+     * is a single attempt.
+     *
+     * @param name the lock's name for listeners and metrics
+     * @return the handle, or null when the lock stayed held by another owner
+     * @throws LockException when Redis failed or the waiting thread was interrupted
+     */
+    protected abstract @Nullable LockHandle acquireWithin(String key, LockOptions options, String name,
+            long startNanos, long waitNanos);
+
+    private @Nullable LockHandle attempt(String key, LockOptions options, Duration wait) {
+        long start = System.nanoTime();
+        String name = options.nameFor(key);
+        LockHandle handle;
+        try {
+            handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
+        }
+        catch (LockException ex) {
+            Listeners.call(() -> this.listener.acquireFailed(key, name, since(start), ex));
+            throw ex;
+        }
+        Duration waited = since(start);
+        if (handle == null) {
+            Listeners.call(() -> this.listener.notAcquired(key, name, waited));
+            return null;
+        }
+        LockHandle acquired = handle;
+        Listeners.call(() -> this.listener.acquired(acquired, waited));
+        return handle;
+    }
+
+    private Duration waitTime(LockOptions options) {
+        return (options.waitTime() != null) ? options.waitTime() : this.defaultWaitTime;
+    }
+
+    /** The time since a {@link System#nanoTime()} reading. */
+    public static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    /** A duration in nanoseconds, {@link Long#MAX_VALUE} for one too long to count so. */
+    public static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
+        }
+    }
+}

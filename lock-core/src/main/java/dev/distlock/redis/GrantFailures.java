@@ -1,0 +1,104 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+
+import dev.distlock.LeaseExpiredOnArrivalException;
+import dev.distlock.LockException;
+import dev.distlock.LockInterruptedException;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.script.LockType;
+
+/**
+ * What happens to one grant that failed after Redis may have run it: the grant is undone, so that no lock outlives
+ * the failure, and the caller gets the error that says what went wrong.
+ */
+final class GrantFailures {
+
+    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+
+    private final LockEngine engine;
+
+    private final Hold hold;
+
+    private final String holdId;
+
+    private final boolean watchdog;
+
+    GrantFailures(LockEngine engine, Hold hold, String holdId, boolean watchdog) {
+        this.engine = engine;
+        this.hold = hold;
+        this.holdId = holdId;
+        this.watchdog = watchdog;
+    }
+
+    /**
+     * After a timeout, or an interrupt while the client awaited the reply, the script may have run: the acquisition is
+     * undone. A refused connection never reached Redis, so it needs no undo. An interrupt is reported as such, with
+     * the thread's flag left set.
+     */
+    LockException failed(DataAccessException cause) {
+        boolean interrupted = Thread.currentThread().isInterrupted();
+        if (interrupted || cause instanceof QueryTimeoutException) {
+            undoLater();
+        }
+        if (interrupted) {
+            InterruptedException interrupt = new InterruptedException("interrupted during a Redis call");
+            interrupt.initCause(cause);
+            return new LockInterruptedException(this.hold.key(), interrupt);
+        }
+        return new LockUnavailableException(this.hold.key(),
+                "Redis could not be reached or did not answer while acquiring lock '" + this.hold.key() + "'", cause);
+    }
+
+    /**
+     * Redis granted the lock, but its reply came after the lease had run out (a cold connection, a stalled Redis): the
+     * lock may be someone else's by now, so the grant is undone.
+     */
+    LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, String leaseMillis) {
+        undoLater();
+        return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock '" + this.hold.key() + "' but its "
+                + "reply took " + replyTime.toMillis() + " ms, longer than the lease of " + leaseMillis + " ms: the "
+                + "grant was undone, since the lock may already belong to someone else");
+    }
+
+    /** Too few replicas confirmed a grant: undone before the caller hears, since a failover could hand it on. */
+    LockUnavailableException notReplicated(String shortfall) {
+        LockUnavailableException failure = new LockUnavailableException(this.hold.key(),
+                "Lock '" + this.hold.key() + "' was granted but " + shortfall + "; the acquisition was undone");
+        try { // Redis answers (WAIT did)
+            this.hold.type().release(this.hold, release());
+        }
+        catch (DataAccessException undoFailure) {
+            failure.addSuppressed(undoFailure);
+        }
+        logger.warn(failure.getMessage());
+        return failure;
+    }
+
+    /**
+     * Releases the acquisition off the caller's path: the caller learns of the failure at once, not after another
+     * command timeout. A grant the undo misses expires with its lease.
+     */
+    private void undoLater() {
+        LockType.Release release = release();
+        this.engine.cleanUp(() -> {
+            try {
+                this.hold.type().release(this.hold, release);
+            }
+            catch (DataAccessException undoFailure) {
+                logger.debug("Could not undo an acquisition of lock '" + this.hold.key() + "'; it expires with its "
+                        + "lease", undoFailure);
+            }
+        });
+    }
+
+    private LockType.Release release() {
+        return new LockType.Release(this.holdId, 0, this.watchdog, "0");
+    }
+}

@@ -1,0 +1,89 @@
+package dev.distlock.redis;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.HeldLock;
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockListener;
+import dev.distlock.internal.Listeners;
+import dev.distlock.redis.lease.Hold.HoldKey;
+import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.lease.LeaseHolder;
+import dev.distlock.redis.lease.LeaseWatchdog;
+
+/** The open holds of one service, by owner, key and type, and where their loss is reported. */
+final class Holds {
+
+    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+
+    private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
+
+    private final LockListener listener;
+
+    private @Nullable LeaseWatchdog watchdog;
+
+    Holds(LockListener listener) {
+        this.listener = listener;
+    }
+
+    /** The watchdog that renews these holds (it reports losses here, so it is built after). */
+    void watchedBy(LeaseWatchdog watchdog) {
+        this.watchdog = watchdog;
+    }
+
+    @Nullable Hold get(HoldKey key) {
+        return this.holds.get(key);
+    }
+
+    /** Registers a newly granted hold, unless the owner has another that is not over. */
+    void add(Hold hold) {
+        this.holds.merge(hold.holdKey(), hold, (old, mine) -> old.isOver() ? mine : old);
+    }
+
+    /** Reports a lost lease once: stops renewing it, logs it, and tells the listener, then the holder's callbacks. */
+    void lose(Hold hold, LeaseLostException reason) {
+        forget(hold);
+        if (hold.markLost(reason)) {
+            logger.warn(reason.getMessage());
+            LeaseHolder first = hold.firstHandle();
+            if (first != null) {
+                Listeners.call(() -> this.listener.leaseLost(first, reason));
+            }
+            hold.runLostCallbacks(reason);
+        }
+    }
+
+    /** Stops renewing and tracking a hold that ended. */
+    void forget(Hold hold) {
+        this.holds.remove(hold.holdKey(), hold);
+        unwatch(hold);
+    }
+
+    void unwatch(Hold hold) {
+        LeaseWatchdog current = this.watchdog;
+        if (current != null) {
+            current.unwatch(hold);
+        }
+    }
+
+    /** What the holds are now, oldest first; see {@link RedisLockService#heldLocks()}. */
+    List<HeldLock> snapshot() {
+        List<HeldLock> held = new ArrayList<>();
+        for (Hold hold : this.holds.values()) {
+            HeldLock lock = hold.snapshot();
+            if (lock != null) {
+                held.add(lock);
+            }
+        }
+        held.sort(Comparator.comparing(HeldLock::since).thenComparing(HeldLock::key));
+        return Collections.unmodifiableList(held);
+    }
+}

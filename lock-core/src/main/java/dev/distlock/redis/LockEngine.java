@@ -1,0 +1,157 @@
+package dev.distlock.redis;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.LockMode;
+import dev.distlock.redis.lease.LeaseWatchdog;
+import dev.distlock.redis.lease.ReplicaAcknowledgement;
+import dev.distlock.redis.script.LockKeys;
+import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.script.ShardedPubSub;
+import dev.distlock.redis.wakeup.ChannelSubscriber;
+import dev.distlock.redis.wakeup.ReleaseSubscriptions;
+
+/**
+ * The parts of one {@link RedisLockService}, built from its settings: the lock types and their scripts, the holds, the
+ * watchdog, the release subscriptions and the threads they run on (one renews, one closes idle subscriptions, one,
+ * started on first need, undoes acquisitions whose outcome a failure left unknown).
+ */
+final class LockEngine {
+
+    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+
+    private static final AtomicInteger threadCount = new AtomicInteger();
+
+    /** At most this many undos wait while Redis does not answer; beyond that a failed grant expires with its lease. */
+    private static final int CLEAN_UP_QUEUE = 10_000;
+
+    /** How long a release subscription nobody waits on stays open, so that hot keys do not churn. */
+    private static final long SUBSCRIPTION_LINGER_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    final LockKeys keys;
+
+    final Map<LockMode, LockType> types;
+
+    final long watchdogLeaseNanos;
+
+    final String watchdogLeaseMillis;
+
+    /** How often a waiter that keeps a place in Redis (a fair queue place, a write intent) refreshes it. */
+    final long placeRefreshNanos;
+
+    final StringRedisTemplate redis;
+
+    final LeaseWatchdog watchdog;
+
+    final ReleaseSubscriptions subscriptions;
+
+    final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
+    final Holds holds;
+
+    final Releases releases;
+
+    private final SecureRandom random = new SecureRandom();
+
+    private final ScheduledThreadPoolExecutor scheduler;
+
+    private final ThreadPoolExecutor cleanUps;
+
+    private volatile boolean closed;
+
+    LockEngine(RedisLockServiceBuilder settings) {
+        this.keys = new LockKeys(settings.keyPrefix);
+        this.redis = settings.redis;
+        this.watchdogLeaseNanos = settings.watchdogLease.toNanos();
+        this.watchdogLeaseMillis = Long.toString(settings.watchdogLease.toMillis());
+        this.placeRefreshNanos = settings.waiterLease.toNanos() / 3;
+        this.replicaAcknowledgement = settings.replicaAcknowledgement;
+        String clientId = newToken(8);
+        ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
+        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(settings.redis), clientId,
+                Long.toString(settings.tokenRetention.toMillis()), Long.toString(settings.waiterLease.toMillis()),
+                sharded));
+        RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();
+        boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+        checkTopology(settings, cluster);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "distlock-watchdog-"));
+        this.scheduler.setRemoveOnCancelPolicy(true);
+        this.cleanUps = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(CLEAN_UP_QUEUE), task -> daemon(task, "distlock-cleanup-"),
+                (task, executor) -> logger.warn("Too many failed acquisitions to undo; the lock of one expires "
+                        + "with its lease"));
+        Duration interval = (settings.renewalInterval != null) ? settings.renewalInterval
+                : settings.watchdogLease.dividedBy(3);
+        LeaseWatchdog.Batching batching = cluster ? LeaseWatchdog.Batching.BY_SLOT
+                : settings.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
+        this.holds = new Holds(settings.listener);
+        this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
+                settings.listener, this.holds::lose, this.replicaAcknowledgement);
+        this.holds.watchedBy(this.watchdog);
+        this.subscriptions = new ReleaseSubscriptions(connectionFactory,
+                (settings.waitStrategy() == WaitStrategy.POLLING) ? null
+                        : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
+                this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
+        this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener);
+    }
+
+    private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {
+        if (cluster && settings.replicaAcknowledgement != null) {
+            throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
+                    + "(standalone or Sentinel), not with Redis Cluster");
+        }
+        if (cluster && settings.shardingProxy) {
+            throw new IllegalArgumentException("shardingProxy is for a proxy in front of Redis, not for a Redis "
+                    + "Cluster connection");
+        }
+    }
+
+    private static Thread daemon(Runnable task, String namePrefix) {
+        Thread thread = new Thread(task, namePrefix + threadCount.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** A random token of {@code bytes} bytes, in hex: owner tokens are 16 bytes (128 bits). */
+    String newToken(int bytes) {
+        byte[] random = new byte[bytes];
+        this.random.nextBytes(random);
+        return HexFormat.of().formatHex(random);
+    }
+
+    /** Runs clean-up off the caller's path and off the watchdog's thread; nothing once closed. */
+    void cleanUp(Runnable task) {
+        if (!this.closed) {
+            this.cleanUps.execute(task);
+        }
+    }
+
+    boolean isClosed() {
+        return this.closed;
+    }
+
+    /** Stops every thread and closes the subscription; writes nothing more to Redis. */
+    void close() {
+        this.closed = true;
+        this.scheduler.shutdownNow();
+        this.cleanUps.shutdownNow();
+        this.subscriptions.signalAll(); // waiting threads see the service closed
+        this.subscriptions.close();
+    }
+}

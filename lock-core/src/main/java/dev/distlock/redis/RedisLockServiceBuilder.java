@@ -1,0 +1,194 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.redis.lease.ReplicaAcknowledgement;
+import dev.distlock.redis.script.LockKeys;
+
+/** Settings of a {@link RedisLockService}; each is checked when set, with a message naming it. */
+public final class RedisLockServiceBuilder {
+
+    final StringRedisTemplate redis;
+
+    String keyPrefix = "distlock";
+
+    Duration defaultWaitTime = Duration.ofSeconds(10);
+
+    Duration watchdogLease = Duration.ofSeconds(30);
+
+    @Nullable Duration renewalInterval;
+
+    Duration tokenRetention = Duration.ofHours(1);
+
+    Duration waiterLease = Duration.ofSeconds(6);
+
+    @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
+    private @Nullable WaitStrategy waitStrategy;
+
+    boolean shardingProxy;
+
+    LockListener listener = new LockListener() {
+    };
+
+    RedisLockServiceBuilder(StringRedisTemplate redis) {
+        this.redis = redis;
+    }
+
+    /** The prefix of every Redis key and channel of the service's locks. Default {@code distlock}. */
+    public RedisLockServiceBuilder keyPrefix(String keyPrefix) {
+        this.keyPrefix = LockKeys.checkPrefix(keyPrefix);
+        return this;
+    }
+
+    /** How long {@code acquire} waits when the options name no wait time. Default 10 seconds. */
+    public RedisLockServiceBuilder defaultWaitTime(Duration defaultWaitTime) {
+        requireNonNull(defaultWaitTime, "defaultWaitTime");
+        if (defaultWaitTime.isNegative()) {
+            throw new IllegalArgumentException("defaultWaitTime must not be negative, but was " + defaultWaitTime);
+        }
+        this.defaultWaitTime = defaultWaitTime;
+        return this;
+    }
+
+    /**
+     * The lease the watchdog keeps alive for locks taken without a fixed lease: how long such a lock survives its
+     * holder's crash. Default 30 seconds.
+     */
+    public RedisLockServiceBuilder watchdogLease(Duration watchdogLease) {
+        requireNonNull(watchdogLease, "watchdogLease");
+        if (watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || watchdogLease.toMillis() < 1) {
+            throw new IllegalArgumentException("watchdogLease must be between 1ms and "
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + watchdogLease);
+        }
+        this.watchdogLease = watchdogLease;
+        return this;
+    }
+
+    /** How often the watchdog renews leases; shorter than the lease. Default a third of the watchdog lease. */
+    public RedisLockServiceBuilder renewalInterval(Duration renewalInterval) {
+        requireNonNull(renewalInterval, "renewalInterval");
+        if (renewalInterval.compareTo(Duration.ofMillis(1)) < 0) { // also rejects negatives, without overflow
+            throw new IllegalArgumentException("renewalInterval must be at least 1ms, but was " + renewalInterval);
+        }
+        this.renewalInterval = renewalInterval;
+        return this;
+    }
+
+    /**
+     * How long a freed lock keeps its last fencing token, so that tokens keep increasing even if Redis's clock
+     * steps back by less than this. Default one hour; at most 7 days.
+     */
+    public RedisLockServiceBuilder tokenRetention(Duration tokenRetention) {
+        requireNonNull(tokenRetention, "tokenRetention");
+        if (tokenRetention.compareTo(Duration.ofSeconds(1)) < 0
+                || tokenRetention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("tokenRetention must be between 1s and "
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + tokenRetention);
+        }
+        this.tokenRetention = tokenRetention;
+        return this;
+    }
+
+    /**
+     * How long a waiter's place in Redis outlives a waiter that died without giving it up: a waiting
+     * {@link LockMode#WRITE} writer's intent, which holds back new readers, and a {@link LockMode#FAIR} waiter's
+     * place in the queue, which holds back the waiters behind it. Waiters refresh their place every third of it.
+     * Default 6 seconds.
+     */
+    public RedisLockServiceBuilder waiterLease(Duration waiterLease) {
+        requireNonNull(waiterLease, "waiterLease");
+        if (waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || waiterLease.toMillis() < 100) {
+            throw new IllegalArgumentException("waiterLease must be between 100ms and "
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
+        }
+        this.waiterLease = waiterLease;
+        return this;
+    }
+
+    /**
+     * After every grant and every renewal, waits until {@code replicas} replicas acknowledged the write (Redis
+     * {@code WAIT}), at most {@code timeout}. A grant too few replicas confirm is undone and fails with
+     * {@link LockUnavailableException}; a renewal too few confirm is reported as a failed renewal and does not move
+     * the lease deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a
+     * Sentinel failover to a replica that acknowledged it, at the price of a replication round trip per grant and
+     * renewal; while it waits, other commands on the shared connection wait behind it, so keep {@code timeout}
+     * short and below the client's command timeout. Off by default; not available with Redis Cluster.
+     */
+    public RedisLockServiceBuilder replicaAcknowledgements(int replicas, Duration timeout) {
+        this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
+        return this;
+    }
+
+    /**
+     * How waiters learn that a lock held by another process was released: {@link WaitStrategy#PUBSUB} (the
+     * default) or {@link WaitStrategy#POLLING} (the default with {@link #shardingProxy(boolean)}).
+     */
+    public RedisLockServiceBuilder waitStrategy(WaitStrategy waitStrategy) {
+        requireNonNull(waitStrategy, "waitStrategy");
+        this.waitStrategy = waitStrategy;
+        return this;
+    }
+
+    /**
+     * Whether Redis is reached through a sharding proxy such as Twemproxy, which sends each script to the shard of
+     * its first key and passes no pub/sub: waiters then poll ({@link WaitStrategy#POLLING}), each renewal script
+     * call covers the keys of one lock only, and {@link RedisLockService#verifyAccess()} opens no subscription.
+     * Every key of one lock shares a hash tag, so the proxy must hash by the tag ({@code hash_tag: "{}"}). Not
+     * with {@link #replicaAcknowledgements}, a {@link WaitStrategy#PUBSUB} wait strategy, or a Redis Cluster
+     * connection. Default false.
+     */
+    public RedisLockServiceBuilder shardingProxy(boolean shardingProxy) {
+        this.shardingProxy = shardingProxy;
+        return this;
+    }
+
+    /** Receives lock events; see {@link LockListener} for its threading rules. */
+    public RedisLockServiceBuilder listener(LockListener listener) {
+        requireNonNull(listener, "listener");
+        this.listener = listener;
+        return this;
+    }
+
+    /**
+     * Builds the service and starts its watchdog thread.
+     *
+     * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease, or the
+     * settings contradict each other (see {@link #shardingProxy(boolean)})
+     */
+    public RedisLockService build() {
+        if (this.renewalInterval != null && this.renewalInterval.compareTo(this.watchdogLease) >= 0) {
+            throw new IllegalArgumentException("renewalInterval (" + this.renewalInterval
+                    + ") must be shorter than watchdogLease (" + this.watchdogLease + ")");
+        }
+        if (this.shardingProxy && this.waitStrategy == WaitStrategy.PUBSUB) {
+            throw new IllegalArgumentException("waitStrategy PUBSUB does not work behind a sharding proxy, which "
+                    + "passes no pub/sub; use POLLING");
+        }
+        if (this.shardingProxy && this.replicaAcknowledgement != null) {
+            throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
+                    + "which passes no WAIT");
+        }
+        return new RedisLockService(this);
+    }
+
+    WaitStrategy waitStrategy() {
+        if (this.waitStrategy != null) {
+            return this.waitStrategy;
+        }
+        return this.shardingProxy ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
+    }
+
+    private static void requireNonNull(@Nullable Object value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+    }
+}

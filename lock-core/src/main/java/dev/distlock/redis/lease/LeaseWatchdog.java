@@ -1,0 +1,238 @@
+package dev.distlock.redis.lease;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockListener;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.internal.Listeners;
+import dev.distlock.redis.script.LockScripts;
+
+/**
+ * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
+ * to {@value #BATCH_SIZE} locks of one type per script call, the type's renewal script, grouped as {@link Batching}
+ * says (by Redis Cluster slot on a cluster, by lock behind a sharding proxy). No thread or timer per lock. A hold
+ * found deleted or taken is lost at once; one whose renewals keep failing is lost when its lease deadline passes,
+ * and failed renewals are retried sooner than the period.
+ */
+public final class LeaseWatchdog {
+
+    public static final int BATCH_SIZE = 100;
+
+    private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
+
+    private final Set<Hold> watched = ConcurrentHashMap.newKeySet();
+
+    private final ScheduledExecutorService scheduler;
+
+    private final long leaseNanos;
+
+    private final String leaseMillis;
+
+    private final long intervalNanos;
+
+    private final long retryDelayNanos;
+
+    private final Batching batching;
+
+    private final LockListener listener;
+
+    private final LeaseLoss leaseLoss;
+
+    /** When set, a renewal moves the deadline only once enough replicas acknowledged it. */
+    private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
+  public   LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
+            Batching batching, LockListener listener, LeaseLoss leaseLoss,
+            @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
+        this.replicaAcknowledgement = replicaAcknowledgement;
+        this.scheduler = scheduler;
+        this.leaseNanos = leaseNanos;
+        this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
+        this.intervalNanos = intervalNanos;
+        this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
+        this.batching = batching;
+        this.listener = listener;
+        this.leaseLoss = leaseLoss;
+        scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void watch(Hold hold) {
+        hold.watched = true;
+        this.watched.add(hold);
+    }
+
+    public void unwatch(Hold hold) {
+        hold.watched = false;
+        this.watched.remove(hold);
+    }
+
+    public int watchedCount() {
+        return this.watched.size();
+    }
+
+    public long intervalNanos() {
+        return this.intervalNanos;
+    }
+
+    /** How many watched holds were last granted or renewed more than two renewal intervals ago. */
+    public int overdueCount() {
+        long now = System.nanoTime();
+        int overdue = 0;
+        for (Hold hold : this.watched) {
+            if (now - hold.renewedNanos() > 2 * this.intervalNanos && !hold.isOver()) {
+                overdue++;
+            }
+        }
+        return overdue;
+    }
+
+    private void renewAll() {
+        renew(this.watched);
+    }
+
+    /** Renews every batch: a failure in one, of any kind, never stops the others or the periodic task. */
+    private void renew(Collection<Hold> holds) {
+        List<List<Hold>> batches;
+        try {
+            batches = batches(holds);
+        }
+        catch (RuntimeException ex) {
+            logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
+            return;
+        }
+        for (List<Hold> batch : batches) {
+            try {
+                renewBatch(batch);
+            }
+            catch (RuntimeException ex) {
+                logger.error("Lease renewal of a batch failed unexpectedly", ex);
+            }
+        }
+    }
+
+    /** Batches of holds of one type (and one slot or one key, see {@link Batching}), each one script call. */
+    private List<List<Hold>> batches(Collection<Hold> holds) {
+        Map<Object, List<Hold>> groups = new HashMap<>();
+        for (Hold hold : holds) {
+            Object group = switch (this.batching) {
+                case BY_TYPE -> hold.type();
+                case BY_SLOT -> List.of(hold.type(), ClusterSlotHashUtil.calculateSlot("{" + hold.key() + "}"));
+                case BY_LOCK -> List.of(hold.type(), hold.key());
+            };
+            groups.computeIfAbsent(group, any -> new ArrayList<>()).add(hold);
+        }
+        List<List<Hold>> batches = new ArrayList<>();
+        for (List<Hold> group : groups.values()) {
+            batches.addAll(chunks(group));
+        }
+        return batches;
+    }
+
+    private static List<List<Hold>> chunks(Collection<Hold> holds) {
+        List<List<Hold>> chunks = new ArrayList<>();
+        List<Hold> chunk = new ArrayList<>(BATCH_SIZE);
+        for (Hold hold : holds) {
+            chunk.add(hold);
+            if (chunk.size() == BATCH_SIZE) {
+                chunks.add(chunk);
+                chunk = new ArrayList<>(BATCH_SIZE);
+            }
+        }
+        if (!chunk.isEmpty()) {
+            chunks.add(chunk);
+        }
+        return chunks;
+    }
+
+    private void renewBatch(List<Hold> batch) {
+        long sentNanos = System.nanoTime();
+        int[] renewed;
+        try {
+            renewed = batch.get(0).type().renew(batch, this.leaseMillis);
+        }
+        catch (RuntimeException ex) {
+            renewalFailed(batch, sentNanos, ex);
+            return;
+        }
+        ReplicaAcknowledgement acknowledgement = this.replicaAcknowledgement;
+        if (acknowledgement != null) {
+            long acknowledged = acknowledgement.await(batch.get(0).type().context.scripts());
+            if (acknowledged < acknowledgement.replicas()) {
+                renewalFailed(batch, sentNanos, new LockUnavailableException(batch.get(0).key(),
+                        "A renewal of " + batch.size() + " lease(s) was applied on the master but "
+                                + acknowledgement.shortfall(acknowledged)));
+                return;
+            }
+        }
+        int count = 0;
+        for (int i = 0; i < renewed.length; i++) {
+            Hold hold = batch.get(i);
+            if (renewed[i] == LockScripts.RENEWED) {
+                hold.extendDeadline(sentNanos, this.leaseNanos);
+                count++;
+            }
+            else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock '" + hold.key()
+                        + "' was deleted or taken by another owner while held; the watchdog could not renew it"));
+            }
+        }
+        if (count > 0) {
+            int renewedCount = count;
+            Listeners.call(() -> this.listener.renewed(renewedCount));
+        }
+    }
+
+    private void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
+        List<Hold> retry = new ArrayList<>(batch.size());
+        for (Hold hold : batch) {
+            if (hold.isFinished() || !this.watched.contains(hold)) {
+                continue;
+            }
+            if (sentNanos - hold.deadlineNanos() >= 0) {
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "The lease of lock '" + hold.key()
+                        + "' ran out while Redis could not be reached to renew it", cause));
+                continue;
+            }
+            LeaseHolder handle = hold.firstHandle();
+            if (handle != null) {
+                Listeners.call(() -> this.listener.renewalFailed(handle, cause));
+            }
+            retry.add(hold);
+        }
+        if (!retry.isEmpty()) {
+            logger.warn("Could not renew " + retry.size() + " lock lease(s); retrying: " + cause);
+            this.scheduler.schedule(() -> renew(retry), this.retryDelayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Which holds one renewal script call may cover: all of its keys must be on the server it goes to. */
+    public enum Batching {
+        /** Any holds of one type: a single master. */
+        BY_TYPE,
+        /** Holds of one type in one Redis Cluster slot. */
+        BY_SLOT,
+        /** Holds of one type and one key (one hash tag): a proxy such as Twemproxy routes by the first key only. */
+        BY_LOCK
+    }
+
+    /** Where the watchdog reports a lost lease. */
+    @FunctionalInterface
+    public interface LeaseLoss {
+
+        void lose(Hold hold, LeaseLostException reason);
+    }
+}

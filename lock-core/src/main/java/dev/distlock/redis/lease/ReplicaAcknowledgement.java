@@ -1,0 +1,45 @@
+package dev.distlock.redis.lease;
+
+import java.time.Duration;
+
+import dev.distlock.redis.script.LockScripts;
+
+/**
+ * Waits, after a lock write, until enough replicas have acknowledged it ({@code WAIT replicas timeout}), so that a
+ * Sentinel failover to one of them keeps the lock. {@code WAIT} cannot run inside a script, so it is a second command
+ * on the same connection, after the script: it covers every write the connection sent before it.
+ *
+ * @param replicas how many replicas must acknowledge
+ * @param timeout how long to wait for them
+ */
+public record ReplicaAcknowledgement(int replicas, Duration timeout) {
+
+    public ReplicaAcknowledgement {
+        if (replicas < 1) {
+            throw new IllegalArgumentException("replicas must be at least 1, but was " + replicas);
+        }
+        if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
+                || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+            throw new IllegalArgumentException("timeout must be between 1ms and 1 minute, but was " + timeout);
+        }
+    }
+
+    /**
+     * Waits for the acknowledgements.
+     *
+     * @return how many replicas acknowledged, or -1 when Redis did not answer
+     */
+    public long await(LockScripts scripts) {
+        try {
+            return scripts.waitForReplicas(this.replicas, this.timeout.toMillis());
+        }
+        catch (RuntimeException ex) { // Spring's DataAccessException or Lettuce's own, from the future
+            return -1;
+        }
+    }
+
+    public String shortfall(long acknowledged) {
+        return (acknowledged < 0 ? "no answer to WAIT" : "only " + acknowledged) + " of the " + this.replicas
+                + " replicas required acknowledged it within " + this.timeout;
+    }
+}

@@ -1,0 +1,43 @@
+package dev.distlock.redis.script;
+
+import java.util.List;
+
+/** The plain lock: a hash {@code <prefix>:{key}:lock} (acquire.lua, release.lua, renew.lua). */
+final class ExclusiveLock extends LockType {
+
+    /** The lock hash's suffix: {@code <prefix>:{key}:lock}, as {@link LockKeys#lockHash} names it. */
+    private static final String HASH = "lock";
+
+    ExclusiveLock(Context context) {
+        super(context);
+    }
+
+    @Override
+    public String releaseChannel(String key) {
+        return this.context.keys().releaseChannel(key);
+    }
+
+    @Override
+    public long acquire(LockTarget hold, Grant grant) {
+        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant);
+    }
+
+    @Override
+    public long release(LockTarget hold, Release release) {
+        return releasePlainHash(hold, HASH, release);
+    }
+
+    @Override
+    public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
+        return renewPlainHashes(holds, HASH, leaseMillis);
+    }
+
+    @Override
+    public List<String> keys(LockTarget hold) {
+        return List.of(lockHash(hold));
+    }
+
+    private String lockHash(LockTarget hold) {
+        return name(hold, HASH);
+    }
+}

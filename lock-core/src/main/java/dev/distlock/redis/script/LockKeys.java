@@ -1,0 +1,76 @@
+package dev.distlock.redis.script;
+
+import dev.distlock.LockService;
+
+/**
+ * The Redis names of a lock. Every name of one lock carries the same hash tag, {@code {key}}, so that they all live
+ * in one Redis Cluster slot: {@code <prefix>:{<key>}:lock} for the lock hash and {@code <prefix>:{<key>}:released}
+ * for its release channel.
+ */
+public final class LockKeys {
+
+    private final String prefix;
+
+  public   LockKeys(String prefix) {
+        this.prefix = checkPrefix(prefix);
+    }
+
+    public static String checkPrefix(String prefix) {
+        if (prefix == null || prefix.isBlank()) {
+            throw new IllegalArgumentException("keyPrefix must not be null or blank");
+        }
+        if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0 || hasControlCharacter(prefix)) {
+            throw new IllegalArgumentException(
+                    "keyPrefix must not contain braces or control characters, but was '" + prefix + "'");
+        }
+        return prefix;
+    }
+
+    /** Checks a caller's key; the message names the argument and the rule it broke. */
+    public static String checkKey(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("key must not be null");
+        }
+        if (key.isBlank()) {
+            throw new IllegalArgumentException("key must not be blank");
+        }
+        if (key.length() > LockService.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("key must be at most " + LockService.MAX_KEY_LENGTH
+                    + " characters, but had " + key.length());
+        }
+        if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0) {
+            throw new IllegalArgumentException(
+                    "key must not contain braces (they are reserved for the Redis Cluster hash tag): '" + key + "'");
+        }
+        if (hasControlCharacter(key)) {
+            throw new IllegalArgumentException("key must not contain control characters such as newlines");
+        }
+        return key;
+    }
+
+    private static boolean hasControlCharacter(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isISOControl(text.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public String lockHash(String key) {
+        return this.prefix + ":{" + key + "}:lock";
+    }
+
+    /** {@code <prefix>:{<key>}:<suffix>}: a name of one of the key's Redis structures, in the key's slot. */
+    public String name(String key, String suffix) {
+        return this.prefix + ":{" + key + "}:" + suffix;
+    }
+
+    public String releaseChannel(String key) {
+        return this.prefix + ":{" + key + "}:released";
+    }
+
+    public String prefix() {
+        return this.prefix;
+    }
+}

@@ -1,0 +1,148 @@
+package dev.distlock.redis.script;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/*.lua}) and run
+ * with EVALSHA through the template, which falls back to EVAL (reloading the script) when Redis answers NOSCRIPT after
+ * a {@code SCRIPT FLUSH} or a restart.
+ */
+public final class LockScripts {
+
+    /** What {@link #release} answers. */
+    public static final long FREED = 1;
+
+    static final long STILL_HELD = 2;
+
+    public static final long ALREADY_RELEASED = 0;
+
+    public static final long HELD_BY_ANOTHER = -1;
+
+    static final long NOT_HELD = -2;
+
+    /** This owner's last hold ended but the lock stays held by others (a reader among readers): nobody to wake. */
+    static final long FREED_QUIETLY = 3;
+
+    /** What the renewal scripts answer per lock: the lease was extended. */
+    public static final int RENEWED = 1;
+
+    /** The lock is deleted or held by another owner: the lease is lost. */
+    public static final int NOT_HELD_BY_OWNER = 0;
+
+    /** Still held by the owner, but none of its open holds asks for renewal: left as it is. */
+    static final int NOT_RENEWED = 2;
+
+    private final StringRedisTemplate redis;
+
+    private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
+
+    private final RedisScript<Long> release = load("release.lua", Long.class);
+
+    @SuppressWarnings("rawtypes")
+    private final RedisScript<List> renew = load("renew.lua", List.class);
+
+  public   LockScripts(StringRedisTemplate redis) {
+        this.redis = redis;
+    }
+
+    public static <T> RedisScript<T> load(String name, Class<T> resultType) {
+        // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
+        // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
+        ClassPathResource resource = new ClassPathResource("dev/distlock/redis/script/" + name);
+        try {
+            return new DefaultRedisScript<>(resource.getContentAsString(StandardCharsets.UTF_8), resultType);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not read the lock script " + resource, ex);
+        }
+    }
+
+    /**
+     * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, {@code 0} when a re-entry found the
+     * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
+     */
+    long acquire(String lockHash, String ownerToken, LockType.Grant grant) {
+        return run(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
+                grant.watchdogFlag(), grant.reentryFlag());
+    }
+
+    /**
+     * Runs release.lua, publishing a freed lock's message with {@code publishCommand}. Returns one of {@link #FREED},
+     * {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
+     */
+    long release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
+            String retentionMillis, String publishCommand) {
+        return run(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
+                release.keepHeldMillis(), publishCommand, Long.toString(release.fencingToken()),
+                release.watchdogFlag());
+    }
+
+    /** Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... */
+    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
+        return renewBatch(this.renew, lockHashes, ownerTokens, leaseMillis);
+    }
+
+    /**
+     * Runs a renewal script that takes the lease then one owner token per lock, and answers per lock
+     * {@link #RENEWED}, {@link #NOT_HELD_BY_OWNER} or {@link #NOT_RENEWED}.
+     */
+    @SuppressWarnings("rawtypes")
+    int[] renewBatch(RedisScript<List> script, List<String> keys, List<String> ownerTokens, String leaseMillis) {
+        List<String> args = new ArrayList<>(ownerTokens.size() + 1);
+        args.add(leaseMillis);
+        args.addAll(ownerTokens);
+        List<?> replies = this.redis.execute(script, keys, args.toArray());
+        if (replies == null) {
+            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+        }
+        int[] renewed = new int[ownerTokens.size()];
+        for (int i = 0; i < renewed.length; i++) {
+            renewed[i] = ((Number) replies.get(i)).intValue();
+        }
+        return renewed;
+    }
+
+    long run(RedisScript<Long> script, List<String> keys, Object... args) {
+        Long reply = this.redis.execute(script, keys, args);
+        if (reply == null) {
+            // Only inside a pipeline or transaction, which a lock cannot take part in.
+            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+        }
+        return reply;
+    }
+
+    /** Deletes keys of one lock (one slot) with a plain DEL. */
+    public void delete(List<String> keys) {
+        this.redis.delete(keys);
+    }
+
+    /**
+     * Runs {@code WAIT} on the shared connection, after the writes this client sent on it: how many replicas
+     * acknowledged them within the timeout. Other commands on the shared connection wait behind it meanwhile. Needs
+     * Lettuce.
+     */
+    public long waitForReplicas(int replicas, long timeoutMillis) {
+        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> {
+            if (!(connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("Replica acknowledgements need a Lettuce connection");
+            }
+            // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
+            return LettuceFutures.awaitOrCancel(commands.waitForReplication(replicas, timeoutMillis),
+                    timeoutMillis + 1000, TimeUnit.MILLISECONDS);
+        });
+        return (acknowledged != null) ? acknowledged : 0;
+    }
+}

@@ -1,0 +1,161 @@
+package dev.distlock.redis.script;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LockMode;
+
+/**
+ * How one type of lock lives in Redis: its keys, its scripts, and whom a release wakes. Every key of one lock carries
+ * the hash tag {@code {key}}, so that each lock lives in one Redis Cluster slot. The scripts answer as acquire.lua and
+ * release.lua do, so that the service handles every type alike.
+ */
+public abstract class LockType {
+
+    /** Whom a release message wakes among a process's waiters on the lock's channel. */
+    public enum WakeUp {
+        /** One waiter; a wake-up it does not use passes to the next. */
+        ONE,
+        /** Every waiter, for releases after which several may proceed (readers). */
+        ALL,
+        /** Only the waiter whose owner token is the message (the head of a fair queue). */
+        NAMED
+    }
+
+    public final Context context;
+
+    LockType(Context context) {
+        this.context = context;
+    }
+
+    /** The lock types of a service, one per mode. */
+    public static Map<LockMode, LockType> all(Context context) {
+        Map<LockMode, LockType> types = new EnumMap<>(LockMode.class);
+        types.put(LockMode.EXCLUSIVE, new ExclusiveLock(context));
+        types.put(LockMode.READ, new ReadLock(context));
+        types.put(LockMode.WRITE, new WriteLock(context));
+        types.put(LockMode.FAIR, new FairLock(context));
+        return types;
+    }
+
+    public abstract String releaseChannel(String key);
+
+    /**
+     * Takes or re-enters the lock.
+     *
+     * @return the fencing token ({@code > 0}) when granted, {@code 0} when a {@link Grant#reentry()} found the
+     * owner's hold gone, else {@code -1 - ms until it is worth trying again}
+     */
+    public abstract long acquire(LockTarget hold, Grant grant);
+
+    /** Releases one hold: answers {@link LockScripts#FREED}, {@link LockScripts#STILL_HELD}, ... */
+    public abstract long release(LockTarget hold, Release release);
+
+    /** Every Redis key a hold of this type may use: for removing the start-up check's probe lock. */
+    public abstract List<String> keys(LockTarget hold);
+
+    /**
+     * Renews a batch of holds of this type in one slot: per hold, {@link LockScripts#RENEWED},
+     * {@link LockScripts#NOT_HELD_BY_OWNER} or {@link LockScripts#NOT_RENEWED}.
+     */
+    public abstract int[] renew(List<? extends LockTarget> holds, String leaseMillis);
+
+    /**
+     * A waiter gives up without the lock: gives up the place it kept in Redis, if the type keeps one.
+     *
+     * @return whether local waiters should check again (the place held them back)
+     */
+    public boolean leave(LockTarget hold) {
+        return false;
+    }
+
+    public WakeUp wakeUp() {
+        return WakeUp.ONE;
+    }
+
+    /** Whether a waiter keeps a place in Redis that lapses unless it refreshes it by trying again. */
+    public boolean keepsPlace() {
+        return false;
+    }
+
+    /** The mode whose hold of the same owner and key shares this one's owner token, or null. */
+    public @Nullable LockMode sharesOwnerTokenWith() {
+        return null;
+    }
+
+    String name(LockTarget hold, String suffix) {
+        return this.context.keys().name(hold.key(), suffix);
+    }
+
+    /** release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
+    final long releasePlainHash(LockTarget hold, String suffix, Release release) {
+        return this.context.scripts().release(name(hold, suffix), hold.ownerToken(), release, hold.releaseChannel(),
+                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand());
+    }
+
+    /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
+    final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis) {
+        List<String> hashes = new ArrayList<>(holds.size());
+        List<String> tokens = new ArrayList<>(holds.size());
+        for (LockTarget hold : holds) {
+            hashes.add(name(hold, suffix));
+            tokens.add(hold.ownerToken());
+        }
+        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+    }
+
+    /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */
+    String publishCommand() {
+        return this.context.pubSub().publishCommand();
+    }
+
+    /**
+     * One acquisition's request.
+     *
+     * @param holdId the acquisition's id within its hold, so that a retried call never counts twice
+     * @param leaseMillis its lease
+     * @param watchdog whether the watchdog renews it (otherwise the lease is fixed)
+     * @param reentry whether it re-enters the owner's open hold, which it may only do while Redis still has that hold
+     * @param waiting whether the caller waits if refused, so that it keeps a place in Redis (a queue place or a
+     * write intent) where the type has one
+     */
+    public record Grant(String holdId, String leaseMillis, boolean watchdog, boolean reentry, boolean waiting) {
+
+        String watchdogFlag() {
+            return flag(this.watchdog);
+        }
+
+        String reentryFlag() {
+            return flag(this.reentry);
+        }
+    }
+
+    /**
+     * One acquisition's release.
+     *
+     * @param holdId the acquisition's id within its hold
+     * @param fencingToken the token of the owner's grant, which recognises a retried release after others took the
+     * lock
+     * @param watchdog whether the watchdog renewed the acquisition
+     * @param keepHeldMillis "0" to free the lock now, else how long to keep it held when this is the owner's last hold
+     */
+    public record Release(String holdId, long fencingToken, boolean watchdog, String keepHeldMillis) {
+
+        String watchdogFlag() {
+            return flag(this.watchdog);
+        }
+    }
+
+    private static String flag(boolean value) {
+        return value ? "1" : "0";
+    }
+
+    /** What every lock type of one service needs. */
+    public record Context(LockKeys keys, LockScripts scripts, String clientId, String tokenRetentionMillis,
+            String waiterLeaseMillis, ShardedPubSub pubSub) {
+    }
+}

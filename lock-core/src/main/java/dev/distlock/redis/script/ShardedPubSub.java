@@ -1,0 +1,100 @@
+package dev.distlock.redis.script;
+
+import java.nio.charset.StandardCharsets;
+
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Decides whether release messages travel by sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}, Redis 7 and
+ * later). On a Redis Cluster a classic {@code PUBLISH} reaches every node; a sharded message stays on the shard that
+ * owns the channel's slot, which is the lock's slot. Publishers and subscribers must agree, so every service decides
+ * alike: sharded exactly when the connection is a Lettuce cluster connection and Redis accepts {@code SPUBLISH}
+ * there, probed once on first use. Standalone and Sentinel connections keep classic pub/sub.
+ */
+public final class ShardedPubSub {
+
+    private static final Log logger = LogFactory.getLog(ShardedPubSub.class);
+
+    /** The template to probe with; null when the connection is no cluster connection. */
+    private final @Nullable StringRedisTemplate cluster;
+
+    private final byte[] probeChannel;
+
+    private volatile @Nullable Boolean enabled;
+
+    /**
+     * @param probeChannel a channel of the service's own, to publish the probe's empty message on
+     */
+  public   ShardedPubSub(StringRedisTemplate redis, String probeChannel) {
+        boolean isCluster = redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
+                && lettuce.isClusterAware();
+        this.cluster = isCluster ? redis : null;
+        this.probeChannel = probeChannel.getBytes(StandardCharsets.UTF_8);
+        if (!isCluster) {
+            this.enabled = false;
+        }
+    }
+
+    /**
+     * Whether releases are published with {@code SPUBLISH} and subscribed with {@code SSUBSCRIBE}.
+     *
+     * @throws DataAccessException when Redis could not be asked; the next call asks again
+     */
+    public boolean enabled() {
+        Boolean decided = this.enabled;
+        if (decided == null) {
+            decided = probe();
+            this.enabled = decided;
+        }
+        return decided;
+    }
+
+    /** The command the release scripts publish with: {@code SPUBLISH} or {@code PUBLISH}. */
+    public String publishCommand() {
+        return enabled() ? "SPUBLISH" : "PUBLISH";
+    }
+
+    private boolean probe() {
+        StringRedisTemplate redis = this.cluster;
+        if (redis == null) {
+            return false;
+        }
+        try {
+            // routed by the channel's slot, like the release scripts' SPUBLISH
+            redis.execute((RedisCallback<Object>) connection -> ((LettuceConnection) connection).execute("SPUBLISH",
+                    new IntegerOutput<>(ByteArrayCodec.INSTANCE), this.probeChannel, new byte[0]), true);
+            logger.debug("Release messages use sharded pub/sub (SPUBLISH and SSUBSCRIBE)");
+            return true;
+        }
+        catch (DataAccessException ex) {
+            String refusal = refusal(ex);
+            if (refusal == null) {
+                throw ex;
+            }
+            logger.info("Redis Cluster refused SPUBLISH, so release messages use classic pub/sub, which every node "
+                    + "receives (sharded pub/sub needs Redis 7 and the ACL rules +spublish +ssubscribe "
+                    + "+sunsubscribe): " + refusal);
+            return false;
+        }
+    }
+
+    /** Redis's answer when it does not know SPUBLISH or the user may not run it, else null. */
+    private static @Nullable String refusal(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = cause.getMessage();
+            if (message != null && (message.contains("unknown command") || message.contains("NOPERM"))) {
+                return message;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The lock types of the Redis service, their Redis keys and their Lua scripts (one per operation; each file's
+ * header describes its keys). Imports nothing of the other parts.
+ */
+@NullMarked
+package dev.distlock.redis.script;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,305 @@
+package dev.distlock.redis.wakeup;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import reactor.core.Disposable;
+
+import dev.distlock.redis.script.LockType.WakeUp;
+
+/**
+ * Wakes this process's waiters when a lock is released. All waiters share one subscription connection (classic or
+ * sharded pub/sub, see {@link ChannelSubscriber}); a key's channel is subscribed while some thread waits for it (and
+ * for a short linger after, so hot keys do not churn). A release wakes one local waiter, every local waiter, or the
+ * one it names, as the lock type's {@link WakeUp} says. Releases made by this process wake local waiters directly,
+ * without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every
+ * waiter checks again, since releases published meanwhile were lost.
+ *
+ * <p>Channels are unsubscribed by a daemon thread of their own, in bulk ({@value #UNSUBSCRIBE_BATCH} channels per
+ * command at most), so that a slow or stalled subscription connection never delays the watchdog's renewals.
+ *
+ * <p>Without a subscription (the polling wait strategy, or while subscribing fails) waiters poll. A failed subscribe
+ * is not retried by every waiter: retries wait a back-off ({@link SubscribeBackoff}).
+ */
+public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
+
+    /** The most channels one unsubscribe command names. */
+    static final int UNSUBSCRIBE_BATCH = 1000;
+
+    private static final AtomicInteger threadCount = new AtomicInteger();
+
+    /** Opens the subscriber on first use; null for the polling wait strategy, which never subscribes. */
+    private final @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
+
+    /** Subscribed for the connection's whole life, so that the subscription stays open between waits. */
+    private final String anchorChannel;
+
+    /** This process's release message: its own releases were signalled locally already. */
+    private final String ownMessage;
+
+    private final ConcurrentHashMap<String, KeyWaiters> waitersByChannel = new ConcurrentHashMap<>();
+
+    /** Guards the subscriber and every subscribe and unsubscribe. Never taken by the message thread. */
+    private final ReentrantLock subscriptionLock = new ReentrantLock();
+
+    private @Nullable ChannelSubscriber subscriber; // guarded by subscriptionLock
+
+    private boolean closed; // guarded by subscriptionLock
+
+    private final SubscribeBackoff backoff = new SubscribeBackoff(); // changed under subscriptionLock
+
+    private final @Nullable Disposable reconnects;
+
+    /** Runs the idle sweep, apart from the watchdog's thread. */
+    private final ScheduledThreadPoolExecutor sweeper;
+
+    /**
+     * @param subscribers opens the subscriber on first use; null for waiters that only poll
+     * @param lingerNanos how long a channel nobody waits on stays subscribed; also how often idle ones are swept
+     */
+  public   ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
+            @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
+            String ownMessage, long lingerNanos) {
+        this.subscribers = subscribers;
+        this.anchorChannel = anchorChannel;
+        this.ownMessage = ownMessage;
+        this.reconnects = watchReconnects(connectionFactory);
+        this.sweeper = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "distlock-subscriptions-" + threadCount.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.sweeper.scheduleWithFixedDelay(() -> sweepIdle(lingerNanos), lingerNanos, lingerNanos,
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** With Lettuce, wakes every waiter whenever a connection is (re)activated: messages sent meanwhile are lost. */
+    private @Nullable Disposable watchReconnects(RedisConnectionFactory connectionFactory) {
+        if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getNativeClient() != null) {
+            return lettuce.getNativeClient()
+                .getResources()
+                .eventBus()
+                .get()
+                .filter(ConnectionActivatedEvent.class::isInstance)
+                .subscribe(event -> signalAll());
+        }
+        return null;
+    }
+
+    /**
+     * Registers the calling thread as a waiter on a channel, subscribing to it first if needed.
+     *
+     * @param wakeUp whom a release on this channel wakes (the same for every waiter of one channel)
+     * @param name the name a {@link WakeUp#NAMED} release message gives to wake this waiter
+     */
+    public Waiter startWaiting(String channel, WakeUp wakeUp, String name) {
+        while (true) {
+            KeyWaiters waiters = this.waitersByChannel.computeIfAbsent(channel,
+                    newChannel -> new KeyWaiters(newChannel, wakeUp));
+            if (waiters.join()) {
+                if (!waiters.subscribed) {
+                    subscribe(waiters, false);
+                }
+                return new Waiter(this, waiters, name);
+            }
+            // closed by the sweeper between lookup and join: take the fresh one
+        }
+    }
+
+    /**
+     * Wakes every local waiter, so that each checks the lock again: after the pub/sub connection came back from a
+     * disconnect, during which release messages may have been lost.
+     */
+    public void signalAll() {
+        for (KeyWaiters waiters : this.waitersByChannel.values()) {
+            waiters.signalEveryone();
+        }
+    }
+
+    /** Wakes local waiters for a lock this process released: one or all of them ({@link WakeUp#NAMED}: none). */
+    public void signalLocal(String channel) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
+        if (waiters != null) {
+            waiters.signalReleased();
+        }
+    }
+
+    @Override
+    public void message(String channel, String message) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
+        if (waiters == null) {
+            return;
+        }
+        if (waiters.wakeUp == WakeUp.NAMED) {
+            waiters.signalNamed(message);
+        }
+        else if (!message.equals(this.ownMessage)) { // own releases were signalled locally
+            waiters.signalReleased();
+        }
+    }
+
+    /** The waiters subscribe again (to the slot's new shard), and check the lock meanwhile. */
+    @Override
+    public void dropped(String channel) {
+        KeyWaiters waiters = this.waitersByChannel.get(channel);
+        if (waiters != null && waiters.subscribed) {
+            waiters.subscribed = false;
+            waiters.signalEveryone();
+        }
+    }
+
+    /**
+     * Subscribes to the waiters' channel unless that is not worth trying now (polling, or backing off after a failed
+     * subscribe). On failure the waiters poll. {@code retry}: a waiter already polling tries again, only when no other
+     * thread is subscribing.
+     */
+    void subscribe(KeyWaiters waiters, boolean retry) {
+        if (this.subscribers == null || this.backoff.waiting()) {
+            return;
+        }
+        if (retry) {
+            if (!this.subscriptionLock.tryLock()) {
+                return;
+            }
+        }
+        else {
+            this.subscriptionLock.lock();
+        }
+        try {
+            if (waiters.subscribed || this.closed || this.backoff.waiting()) {
+                return;
+            }
+            ChannelSubscriber current = this.subscriber;
+            if (current != null && current.isOpen()) {
+                current.subscribe(waiters.channel);
+            }
+            else {
+                connect(waiters.channel);
+            }
+            waiters.subscribed = true;
+            this.backoff.worked();
+        }
+        catch (RuntimeException ex) {
+            this.backoff.failed(waiters.channel, ex);
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+
+    /**
+     * Opens the subscription now, so that an unreachable Redis or a missing SUBSCRIBE permission shows at once rather
+     * than as slower, polling waiters. Does nothing for waiters that only poll.
+     *
+     * @throws RuntimeException the Redis client's error
+     */
+    public void open() {
+        if (this.subscribers == null) {
+            return;
+        }
+        this.subscriptionLock.lock();
+        try {
+            ChannelSubscriber current = this.subscriber;
+            if (!this.closed && (current == null || !current.isOpen())) {
+                connect();
+            }
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+
+    /** Opens a first subscription, or replaces one that died, subscribing again to every channel waited on. */
+    private void connect(String... newChannels) {
+        ChannelSubscriber current = this.subscriber;
+        if (current == null) {
+            current = this.subscribers.apply(this);
+            this.subscriber = current;
+        }
+        List<String> channels = new ArrayList<>(List.of(newChannels));
+        channels.add(this.anchorChannel);
+        for (KeyWaiters other : this.waitersByChannel.values()) {
+            if (other.subscribed) {
+                channels.add(other.channel);
+            }
+        }
+        current.connect(channels);
+    }
+
+    /**
+     * Forgets channels nobody has waited on for {@code lingerNanos}, unsubscribing from them in bulk: at most
+     * {@value #UNSUBSCRIBE_BATCH} per command, each batch under the subscriptions' lock.
+     */
+    void sweepIdle(long lingerNanos) {
+        long now = System.nanoTime();
+        List<KeyWaiters> idle = new ArrayList<>();
+        for (KeyWaiters waiters : this.waitersByChannel.values()) {
+            if (waiters.idleSince(now, lingerNanos)) {
+                idle.add(waiters);
+            }
+        }
+        for (int from = 0; from < idle.size(); from += UNSUBSCRIBE_BATCH) {
+            sweep(idle.subList(from, Math.min(from + UNSUBSCRIBE_BATCH, idle.size())), now, lingerNanos);
+        }
+    }
+
+    private void sweep(List<KeyWaiters> idle, long now, long lingerNanos) {
+        List<String> channels = new ArrayList<>(idle.size());
+        this.subscriptionLock.lock();
+        try {
+            for (KeyWaiters waiters : idle) {
+                if (waiters.closeIfIdle(now, lingerNanos)) {
+                    this.waitersByChannel.remove(waiters.channel, waiters);
+                    if (waiters.subscribed) {
+                        channels.add(waiters.channel);
+                    }
+                }
+            }
+            ChannelSubscriber current = this.subscriber;
+            if (!channels.isEmpty() && current != null && current.isOpen()) {
+                current.unsubscribe(channels);
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not unsubscribe from " + channels.size() + " idle channel(s)", ex);
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        this.sweeper.shutdownNow();
+        if (this.reconnects != null) {
+            this.reconnects.dispose();
+        }
+        this.subscriptionLock.lock();
+        try {
+            this.closed = true;
+            if (this.subscriber != null) {
+                this.subscriber.close();
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not close the release subscription", ex);
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+    }
+}

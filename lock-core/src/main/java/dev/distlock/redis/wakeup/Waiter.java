@@ -1,0 +1,64 @@
+package dev.distlock.redis.wakeup;
+
+import java.util.concurrent.locks.LockSupport;
+
+/** One waiting thread. Armed before each attempt, so a release between attempt and sleep is not missed. */
+public final class Waiter {
+
+    final KeyWaiters waiters;
+
+    final String name;
+
+    final Thread thread = Thread.currentThread();
+
+    volatile boolean signalled;
+
+    boolean queued; // guarded by waiters
+
+    private final ReleaseSubscriptions subscriptions;
+
+    Waiter(ReleaseSubscriptions subscriptions, KeyWaiters waiters, String name) {
+        this.subscriptions = subscriptions;
+        this.waiters = waiters;
+        this.name = name;
+    }
+
+    /**
+     * Whether a release message will wake this waiter; if not, tries to subscribe once more, unless that is not
+     * worth trying now.
+     */
+    public boolean subscribed() {
+        if (!this.waiters.subscribed) {
+            this.subscriptions.subscribe(this.waiters, true);
+        }
+        return this.waiters.subscribed;
+    }
+
+    public void arm() {
+        this.waiters.arm(this);
+    }
+
+    /**
+     * Sleeps until signalled or {@code nanos} pass.
+     *
+     * @return false when the thread was interrupted (the flag is cleared)
+     */
+    public boolean await(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (!this.signalled) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public void finish(boolean acquired) {
+        this.waiters.leave(this, acquired);
+    }
+}

@@ -1,0 +1,134 @@
+package dev.distlock.redis.script;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.redis.RedisClients;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+/** The release scripts on their own: a retried call never counts twice and never mistakes a done release for a loss. */
+@RedisTest
+class ReleaseScriptTest {
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.clients.close();
+    }
+
+    @Test
+    void aRetriedReleaseOfAReentrantHoldDoesNotCountTwice() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{retry}:lock";
+        assertThat(acquire(scripts, hash, "owner-a", "1")).isPositive();
+        assertThat(acquire(scripts, hash, "owner-a", "2")).isPositive();
+
+        assertThat(release(scripts, hash, "owner-a", "2")).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(release(scripts, hash, "owner-a", "2")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-a");
+
+        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.FREED);
+        assertThat(release(scripts, hash, "owner-a", "1")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+    }
+
+    @Test
+    void aRetriedReleaseAfterAnotherOwnerTookTheLockLeavesItAlone() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{retry2}:lock";
+        assertThat(acquire(scripts, hash, "owner-a", "1")).isPositive();
+        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.FREED);
+        assertThat(acquire(scripts, hash, "owner-b", "1")).isPositive();
+
+        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
+        assertThat(release(scripts, hash, "owner-c", "1")).isEqualTo(LockScripts.HELD_BY_ANOTHER);
+        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
+    }
+
+    @Test
+    void aRetriedReleaseAfterOthersTookAndFreedTheLockIsRecognisedAsDone() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{retry3}:lock";
+        long fenceA = acquire(scripts, hash, "owner-a", "1");
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
+        // during the retry gap (a hot key), two other owners take and free the lock
+        long fenceB = acquire(scripts, hash, "owner-b", "1");
+        assertThat(release(scripts, hash, "owner-b", "1", fenceB)).isEqualTo(LockScripts.FREED);
+        long fenceC = acquire(scripts, hash, "owner-c", "1");
+
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry while C holds")
+            .isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-c", "1", fenceC)).isEqualTo(LockScripts.FREED);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry once the lock is free")
+            .isEqualTo(LockScripts.ALREADY_RELEASED);
+    }
+
+    @Test
+    void aRetriedReleaseOfALeaseThatRanOutIsStillReportedLost() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{retry4}:lock";
+        long fenceA = acquire(scripts, hash, "owner-a", "1");
+        this.redis.call("DEL", hash); // A's lease runs out: the hash vanishes
+        long fenceB = acquire(scripts, hash, "owner-b", "1");
+        assertThat(release(scripts, hash, "owner-b", "1", fenceB)).isEqualTo(LockScripts.FREED);
+        acquire(scripts, hash, "owner-c", "1");
+
+        assertThat(fenceB).isGreaterThan(fenceA);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.HELD_BY_ANOTHER);
+    }
+
+    @Test
+    void aReleaseWhenNobodyHoldsTheLockSaysSo() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        assertThat(release(scripts, "distlock:{nobody}:lock", "owner-a", "1")).isEqualTo(LockScripts.NOT_HELD);
+        assertThat(this.redis.call("EXISTS", "distlock:{nobody}:lock")).isEqualTo("0");
+    }
+
+    @Test
+    void aRetriedReadReleaseDoesNotCountTwice() {
+        StringRedisTemplate template = this.clients.template();
+        ReadLock type = new ReadLock(new LockType.Context(new LockKeys("distlock"), new LockScripts(template), "test",
+                "60000", "1000", new ShardedPubSub(template, "distlock:{probe}:released")));
+        LockTarget hold = new Target("retry", "owner-a", type.releaseChannel("retry"));
+        assertThat(type.acquire(hold, new LockType.Grant("1", "10000", false, false, false))).isPositive();
+        assertThat(type.acquire(hold, new LockType.Grant("2", "10000", false, false, false))).isPositive();
+
+        assertThat(type.release(hold, new LockType.Release("2", 1, false, "0"))).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(type.release(hold, new LockType.Release("2", 1, false, "0"))).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("1");
+        assertThat(type.release(hold, new LockType.Release("1", 1, false, "0"))).isEqualTo(LockScripts.FREED);
+        assertThat(type.release(hold, new LockType.Release("1", 1, false, "0"))).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("0");
+    }
+
+    private static long acquire(LockScripts scripts, String hash, String owner, String holdId) {
+        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", false, false, false));
+    }
+
+    /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
+    private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence) {
+        return scripts.release(hash, owner, new LockType.Release(holdId, fence, false, "0"), "distlock:{x}:released",
+                "test", "60000", "PUBLISH");
+    }
+
+    private static long release(LockScripts scripts, String hash, String owner, String holdId) {
+        return release(scripts, hash, owner, holdId, 0);
+    }
+
+    private record Target(String key, String ownerToken, String releaseChannel) implements LockTarget {
+    }
+}
