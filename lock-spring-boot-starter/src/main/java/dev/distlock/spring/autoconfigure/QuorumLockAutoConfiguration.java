@@ -64,6 +64,11 @@ public final class QuorumLockAutoConfiguration {
         }
         catch (LockUnavailableException ex) {
             service.close();
+            String refusal = RedisCredentialsException.refusal(ex);
+            if (refusal != null) {
+                throw new RedisCredentialsException(refusal, QuorumProperties.PREFIX + ".password and "
+                        + QuorumProperties.PREFIX + ".username", ex);
+            }
             throw new IllegalStateException(QuorumProperties.PREFIX + ".nodes: " + ex.getMessage(), ex);
         }
         catch (RuntimeException ex) {

@@ -179,7 +179,9 @@ class QuorumLockAutoConfigurationTest {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(messages(context.getStartupFailure()))
-                    .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 0 of 3");
+                    .contains("Redis refused distlock's credentials (")
+                    .contains("(WRONGPASS invalid username-password pair")
+                    .contains("Fix distlock.quorum.password and distlock.quorum.username");
             });
     }
 
