@@ -72,7 +72,8 @@ class LeaseLostTransactionTest {
                     .withThrowableOfType(ExecutionException.class)
                     .withCauseInstanceOf(LeaseLostException.class)
                     .withMessageContaining("before the transaction committed");
-                assertThat(tokens(jdbc)).as("only the second owner's booking is committed").containsExactly(secondToken);
+                assertThat(tokens(jdbc)).as("only the second owner's booking is committed")
+                    .containsExactly(secondToken);
             }
             finally {
                 thread.shutdownNow();

@@ -106,6 +106,13 @@ class LockKeyExpressionTest {
             .hasMessageContaining("test.wait"));
         LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).withPropertyValues("test.wait=250ms")
             .run(context -> assertThat(context).hasNotFailed());
+        LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).withPropertyValues("test.wait=30")
+            .run(context -> assertThat(context.getStartupFailure()).hasMessageContaining("Invalid @DistributedLock on "
+                    + "LockKeyExpressionTest.PlaceholderWaitTime.run(): waitTime \"${test.wait}\" (resolved to "
+                    + "\"30\") has no unit, so it would mean 30 milliseconds; write the unit, such as \"30s\" or "
+                    + "\"30ms\""));
+        LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).withPropertyValues("test.wait=0")
+            .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
