@@ -38,8 +38,10 @@ public final class QuorumLockAutoConfiguration {
     QuorumLockService quorumLockService(DistributedLockProperties properties, QuorumProperties quorum,
             QuorumConnections connections, ObjectProvider<LockListener> listeners) {
         if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
-            throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout (" + quorum.getNodeTimeout()
-                    + ") must be at most a tenth of distlock.watchdog.lease (" + properties.getWatchdog().getLease()
+            throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout ("
+                    + HumanDurations.format(quorum.getNodeTimeout())
+                    + ") must be at most a tenth of distlock.watchdog.lease ("
+                    + HumanDurations.format(properties.getWatchdog().getLease())
                     + ")");
         }
         QuorumLockService.Builder builder = QuorumLockService.builder(connections.templates())

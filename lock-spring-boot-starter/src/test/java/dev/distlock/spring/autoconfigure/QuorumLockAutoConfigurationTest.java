@@ -135,8 +135,8 @@ class QuorumLockAutoConfigurationTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
             distlock.quorum.node-timeout=0    | distlock.quorum.node-timeout must be between 1ms and 1 minute
-            distlock.quorum.node-timeout=5s   | distlock.quorum.node-timeout (PT5S) must be at most a tenth of
-            distlock.quorum.node-timeout=5s   | at most a tenth of distlock.watchdog.lease (PT30S)
+            distlock.quorum.node-timeout=5s   | distlock.quorum.node-timeout (5.0 s) must be at most a tenth of
+            distlock.quorum.node-timeout=5s   | at most a tenth of distlock.watchdog.lease (30.0 s)
             """)
     void aBadNodeTimeoutStopsStartupNamingTheProperty(String property, String message) {
         quorumRunner().withPropertyValues(property).run(context -> {
