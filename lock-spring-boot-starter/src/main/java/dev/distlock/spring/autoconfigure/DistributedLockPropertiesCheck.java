@@ -1,8 +1,11 @@
 package dev.distlock.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -15,12 +18,17 @@ import org.springframework.context.ApplicationContext;
  * Stops startup, before Redis is contacted, when a property under {@code distlock.*} is not one distlock (or a module
  * adding {@code distlock.*} properties) declares, naming the nearest valid one, or when a duration property is a bare
  * number, which Spring reads as milliseconds ({@code distlock.watchdog.lease: 30} would be 30 ms). A bare 0 is
- * accepted. The valid names come from {@link DistributedLockPropertyNames}.
+ * accepted. The valid names come from {@link DistributedLockPropertyNames}. A watchdog lease under a second is
+ * logged as a WARN with the value as read.
  */
 final class DistributedLockPropertiesCheck implements SmartInitializingSingleton {
 
     private static final ConfigurationPropertyName ROOT =
             ConfigurationPropertyName.of(DistributedLockProperties.PREFIX);
+
+    private static final Log logger = LogFactory.getLog(DistributedLockPropertiesCheck.class);
+
+    private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
 
     private final ApplicationContext context;
 
@@ -57,6 +65,23 @@ final class DistributedLockPropertiesCheck implements SmartInitializingSingleton
         if (!problems.isEmpty()) {
             throw new IllegalStateException("Invalid distlock configuration: " + String.join("; ", problems)
                     + ". The properties are listed in docs/spring-boot.md.");
+        }
+        DistributedLockProperties properties = this.context.getBeanProvider(DistributedLockProperties.class)
+            .getIfAvailable();
+        if (properties != null) {
+            warnAboutShortLease(properties.getWatchdog());
+        }
+    }
+
+    /** A lease under a second is legal but rarely meant: the watchdog renews several times a second per lock. */
+    private static void warnAboutShortLease(DistributedLockProperties.Watchdog watchdog) {
+        Duration lease = watchdog.getLease();
+        if (lease != null && lease.compareTo(SHORT_LEASE) < 0) {
+            Duration interval = (watchdog.getRenewalInterval() != null) ? watchdog.getRenewalInterval()
+                    : lease.dividedBy(3);
+            logger.warn("distlock.watchdog.lease is " + HumanDurations.format(lease) + ": the watchdog renews every "
+                    + HumanDurations.format(interval) + ", and a pause longer than the lease loses the lock. Leases "
+                    + "are usually seconds (the default is 30 s).");
         }
     }
 

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 
 import dev.distlock.LockService;
@@ -66,6 +70,17 @@ class DistributedLockPropertiesCheckTest {
     void validPropertiesStart(String setting) {
         runner().withPropertyValues(setting)
             .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockService.class));
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aLeaseUnderASecondIsWarnedAboutWithTheValueAsRead(CapturedOutput output) {
+        runner().withPropertyValues("distlock.watchdog.lease=30ms")
+            .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("distlock.watchdog.lease is 30 ms: the watchdog renews every 10 ms");
+        runner().withPropertyValues("distlock.watchdog.lease=2s", "distlock.default-wait-time=20ms")
+            .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("distlock.watchdog.lease is 2.0 s");
     }
 
     @ParameterizedTest
