@@ -155,7 +155,7 @@ final class LockedMethods {
         Duration holdAtLeast = duration("holdAtLeast", annotation.holdAtLeast());
         if (holdAtLeast != null && holdAtLeast.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
             throw new IllegalArgumentException("holdAtLeast must be at most " + LockOptions.MAX_LEASE_TIME.toDays()
-                    + " days, but was " + holdAtLeast);
+                    + " days, but was \"" + annotation.holdAtLeast() + "\"");
         }
         OnNotAcquired onNotAcquired = onNotAcquired(method, annotation);
         return new LockedMethod(method, annotation.key(), key, options, holdAtLeast, onNotAcquired,

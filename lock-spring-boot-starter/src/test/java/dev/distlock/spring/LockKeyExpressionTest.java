@@ -100,6 +100,8 @@ class LockKeyExpressionTest {
                     + "must be at least 1ms"));
         LockContexts.runner(redis).withBean(NegativeHold.class).run(context -> assertThat(context.getStartupFailure())
             .hasMessageContaining("holdAtLeast must not be negative"));
+        LockContexts.runner(redis).withBean(LongHold.class).run(context -> assertThat(context.getStartupFailure())
+            .hasMessageContaining("holdAtLeast must be at most 7 days, but was \"8d\""));
         LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).run(context -> assertThat(context
             .getStartupFailure()).hasMessageContaining("Invalid @DistributedLock on "
                     + "LockKeyExpressionTest.PlaceholderWaitTime.run(): waitTime \"${test.wait}\"")
@@ -300,6 +302,13 @@ class LockKeyExpressionTest {
     static class ZeroLease {
 
         @DistributedLock(key = "'run'", leaseTime = "0")
+        public void run() {
+        }
+    }
+
+    static class LongHold {
+
+        @DistributedLock(key = "'run'", holdAtLeast = "8d")
         public void run() {
         }
     }
