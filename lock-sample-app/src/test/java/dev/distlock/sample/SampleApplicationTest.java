@@ -127,6 +127,30 @@ class SampleApplicationTest {
     }
 
     @Test
+    void theStatusPageCommandsWorkAsPrinted() throws Exception {
+        String page = get("/");
+        assertThat(page).doesNotContain("PORT")
+            .contains("curl -X PUT -H 'Content-Type: text/plain' -d 'hello' http://127.0.0.1:" + this.port
+                    + "/pages/home")
+            .contains("curl -X POST http://127.0.0.1:" + this.port + "/sales/tshirt/purchase");
+        HttpResponse<String> edit = send("PUT", "/pages/it-curl", "hello");
+        assertThat(edit.statusCode()).isEqualTo(200);
+        assertThat(edit.body()).contains("\"applied\":true");
+    }
+
+    @Test
+    void aFormEncodedEditIsToldToSendPlainText() throws Exception {
+        HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + this.port + "/pages/it-form"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .PUT(BodyPublishers.ofString("hello"))
+            .build(), BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("Content-Type: text/plain");
+    }
+
+    @Test
     void theActuatorAndTheStatusPageShowHeldLocksHealthAndLockMetrics() throws Exception {
         assertThat(send("POST", "/sales/mug/purchase", null).statusCode()).isEqualTo(200);
         try (LockHandle lock = this.lockService.acquire("stock:it-held",

@@ -2,6 +2,7 @@ package dev.distlock.spring;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
 
 import dev.distlock.LockHandle;
@@ -40,6 +41,12 @@ public final class CurrentLock {
     public static LockHandle required() {
         return handle().orElseThrow(() -> new IllegalStateException(
                 "No @DistributedLock method is running on this thread (self-invocation through 'this' takes no lock)"));
+    }
+
+    /** Every lock of the running annotated calls on this thread, innermost first; empty outside such a call. */
+    static List<LockHandle> all() {
+        Deque<LockHandle> stack = held.get();
+        return (stack != null) ? List.copyOf(stack) : List.of();
     }
 
     static void push(LockHandle handle) {

@@ -62,6 +62,15 @@ final class LockKeyExpressions extends CachedExpressionEvaluator {
         if (node instanceof VariableReference variable) {
             String name = variable.toStringAST().substring(1);
             if (!knownVariables(method).contains(name)) {
+                if (method.getParameterCount() > 0 && getParameterNameDiscoverer().getParameterNames(method) == null
+                        && !name.matches("[pa]\\d+")) {
+                    throw new IllegalArgumentException("key \"" + expression + "\" refers to #" + name + ", but the "
+                            + "names of the method's parameters are not available: its class was compiled without "
+                            + "-parameters. Compile with -parameters (Spring Boot's Maven parent and Gradle plugin "
+                            + "do; with maven-compiler-plugin alone set <parameters>true</parameters>, in Gradle add "
+                            + "'-parameters' to options.compilerArgs), or refer to the arguments by position: "
+                            + positionalVariables(method));
+                }
                 throw new IllegalArgumentException("key \"" + expression + "\" refers to #" + name
                         + ", which is not a parameter of the method; use one of " + knownVariables(method));
             }
@@ -69,6 +78,14 @@ final class LockKeyExpressions extends CachedExpressionEvaluator {
         for (int i = 0; i < node.getChildCount(); i++) {
             checkVariables(node.getChild(i), method, expression);
         }
+    }
+
+    private static List<String> positionalVariables(Method method) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            names.add("#p" + i);
+        }
+        return names;
     }
 
     private Set<String> knownVariables(Method method) {

@@ -168,7 +168,7 @@ final class LockedMethods {
         Duration holdAtLeast = duration("holdAtLeast", annotation.holdAtLeast());
         if (holdAtLeast != null && holdAtLeast.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
             throw new IllegalArgumentException("holdAtLeast must be at most " + LockOptions.MAX_LEASE_TIME.toDays()
-                    + " days, but was " + holdAtLeast);
+                    + " days, but was \"" + annotation.holdAtLeast() + "\"");
         }
         OnNotAcquired onNotAcquired = onNotAcquired(method, annotation);
         return new LockedMethod(method, annotation.key(), key, options, holdAtLeast, onNotAcquired,
@@ -198,6 +198,12 @@ final class LockedMethods {
         }
         Class<?> returnType = method.getReturnType();
         if (choice == OnNotAcquired.SKIP && returnType.isPrimitive() && returnType != void.class) {
+            if (annotation.onNotAcquired() == OnNotAcquired.DEFAULT) {
+                throw new IllegalArgumentException("distlock.on-not-acquired is SKIP, which this annotation uses as "
+                        + "it leaves onNotAcquired unset, but SKIP returns null and the method returns " + returnType
+                        + "; return a wrapper type or an Optional, or set onNotAcquired = THROW or CALL_HANDLER on "
+                        + "this annotation");
+            }
             throw new IllegalArgumentException("onNotAcquired is SKIP, which returns null, but the method returns "
                     + returnType + "; return a wrapper type or an Optional, or use THROW or CALL_HANDLER");
         }
@@ -261,9 +267,16 @@ final class LockedMethods {
         catch (IllegalArgumentException ex) {
             throw new IllegalArgumentException(attribute + " \"" + text + "\": " + ex.getMessage(), ex);
         }
+        String trimmed = (resolved != null) ? resolved.trim() : "";
+        if (trimmed.matches("\\d+") && !trimmed.matches("0+")) {
+            throw new IllegalArgumentException(attribute + " \"" + text + "\""
+                    + (text.equals(resolved) ? "" : " (resolved to \"" + resolved + "\")") + " has no unit, so it "
+                    + "would mean " + trimmed + " milliseconds; write the unit, such as \"" + trimmed + "s\" or \""
+                    + trimmed + "ms\"");
+        }
         Duration duration;
         try {
-            duration = DurationStyle.detectAndParse((resolved != null) ? resolved.trim() : "");
+            duration = DurationStyle.detectAndParse(trimmed);
         }
         catch (IllegalArgumentException ex) {
             throw new IllegalArgumentException(attribute + " \"" + text + "\""

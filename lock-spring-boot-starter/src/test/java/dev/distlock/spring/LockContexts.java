@@ -8,6 +8,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.spring.autoconfigure.DistributedLockAspectAutoConfiguration;
 import dev.distlock.spring.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.spring.autoconfigure.DistributedLockPropertiesCheckAutoConfiguration;
 import dev.distlock.spring.autoconfigure.QuorumLockAutoConfiguration;
 import dev.distlock.test.RedisNode;
 
@@ -28,7 +29,8 @@ public final class LockContexts {
             .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
                     PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
                     QuorumLockAutoConfiguration.class, DistributedLockAutoConfiguration.class,
-                    DistributedLockAspectAutoConfiguration.class))
+                    DistributedLockAspectAutoConfiguration.class,
+                    DistributedLockPropertiesCheckAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port);
     }
 

@@ -100,11 +100,20 @@ class LockKeyExpressionTest {
                     + "must be at least 1ms"));
         LockContexts.runner(redis).withBean(NegativeHold.class).run(context -> assertThat(context.getStartupFailure())
             .hasMessageContaining("holdAtLeast must not be negative"));
+        LockContexts.runner(redis).withBean(LongHold.class).run(context -> assertThat(context.getStartupFailure())
+            .hasMessageContaining("holdAtLeast must be at most 7 days, but was \"8d\""));
         LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).run(context -> assertThat(context
             .getStartupFailure()).hasMessageContaining("Invalid @DistributedLock on "
                     + "LockKeyExpressionTest.PlaceholderWaitTime.run(): waitTime \"${test.wait}\"")
             .hasMessageContaining("test.wait"));
         LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).withPropertyValues("test.wait=250ms")
+            .run(context -> assertThat(context).hasNotFailed());
+        LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).withPropertyValues("test.wait=30")
+            .run(context -> assertThat(context.getStartupFailure()).hasMessageContaining("Invalid @DistributedLock on "
+                    + "LockKeyExpressionTest.PlaceholderWaitTime.run(): waitTime \"${test.wait}\" (resolved to "
+                    + "\"30\") has no unit, so it would mean 30 milliseconds; write the unit, such as \"30s\" or "
+                    + "\"30ms\""));
+        LockContexts.runner(redis).withBean(PlaceholderWaitTime.class).withPropertyValues("test.wait=0")
             .run(context -> assertThat(context).hasNotFailed());
     }
 
@@ -293,6 +302,13 @@ class LockKeyExpressionTest {
     static class ZeroLease {
 
         @DistributedLock(key = "'run'", leaseTime = "0")
+        public void run() {
+        }
+    }
+
+    static class LongHold {
+
+        @DistributedLock(key = "'run'", holdAtLeast = "8d")
         public void run() {
         }
     }

@@ -31,7 +31,8 @@ class NotAcquiredTest {
             Reports reports = context.getBean(Reports.class);
             try (LockHandle other = holdElsewhere(context, "report")) {
                 assertThatThrownBy(reports::throwing).isInstanceOfSatisfying(LockTimeoutException.class,
-                        timeout -> assertThat(timeout.key()).isEqualTo("report"));
+                        timeout -> assertThat(timeout.key()).isEqualTo("report"))
+                    .hasMessageMatching("Lock 'report' is held by another owner; not acquired within \\d+ ms");
             }
             assertThat(reports.invocations()).isEqualTo(0);
             assertThat(reports.throwing()).isEqualTo("ran");
@@ -110,8 +111,11 @@ class NotAcquiredTest {
         LockContexts.runner(redis).withBean(PrimitiveDefault.class)
             .withPropertyValues("distlock.on-not-acquired=skip")
             .run(context -> assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("Invalid @DistributedLock on NotAcquiredTest.PrimitiveDefault.enabled()")
-                .hasMessageContaining("returns boolean"));
+                .hasMessageContaining("Invalid @DistributedLock on NotAcquiredTest.PrimitiveDefault.enabled(): "
+                        + "distlock.on-not-acquired is SKIP, which this annotation uses as it leaves onNotAcquired "
+                        + "unset")
+                .hasMessageContaining("returns boolean")
+                .hasMessageNotContaining("onNotAcquired is SKIP"));
         LockContexts.runner(redis).withBean(PrimitiveDefault.class)
             .run(context -> assertThat(context).hasNotFailed());
     }

@@ -21,11 +21,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 /**
  * A bounded burst of concurrent buyers and editors sent over HTTP to a running sample app, with and without the lock.
  * Every loop is bounded in count, and every request in time.
  */
 public final class Demo {
+
+    private static final Log logger = LogFactory.getLog(Demo.class);
 
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
@@ -93,6 +98,8 @@ public final class Demo {
      * @return how many stale writes were rejected (1 when the fencing check works)
      */
     public int staleWriteRejected(String page) {
+        logger.info("Demo: a slow editor now outlives its 300 ms lease on purpose. Expected next: a WARN that its lease "
+                + "was lost, then its late write rejected by the fencing check (\"Rejected a stale write\", 409)");
         for (int attempt = 1; attempt <= 3; attempt++) {
             String id = page + "-" + attempt;
             CompletableFuture<HttpResponse<String>> slow = CompletableFuture

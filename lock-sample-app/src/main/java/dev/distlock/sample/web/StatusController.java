@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 import org.springframework.web.util.HtmlUtils;
 
 import dev.distlock.HeldLock;
@@ -46,6 +47,8 @@ public class StatusController {
 
     @GetMapping(path = "/", produces = MediaType.TEXT_HTML_VALUE)
     public String status() {
+        // The address this page was reached at, so the commands below can be pasted as they are.
+        String base = escape(ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString());
         StringBuilder html = new StringBuilder(4096);
         html.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>distlock sample</title>")
             .append("<meta http-equiv=\"refresh\" content=\"5\">")
@@ -74,14 +77,24 @@ public class StatusController {
         html.append("</table><h2>Try it</h2><ul>")
             .append("<li>Locks held, as JSON: <a href=\"/actuator/locks\">/actuator/locks</a>; health: ")
             .append("<a href=\"/actuator/health/distlock\">/actuator/health/distlock</a>; metrics: ")
-            .append("<a href=\"/actuator/metrics/distlock.acquire.attempts\">distlock.acquire.attempts</a></li>")
-            .append("<li>Buy under the lock: <code>curl -X POST localhost:PORT/sales/tshirt/purchase</code></li>")
-            .append("<li>Buy without it: <code>curl -X POST localhost:PORT/sales/tshirt/purchase-unlocked</code></li>")
-            .append("<li>Edit a page: <code>curl -X PUT -d 'hello' localhost:PORT/pages/home</code></li>")
+            .append(metricsLink())
+            .append("</li><li>Buy under the lock: <code>curl -X POST ").append(base).append("/sales/tshirt/purchase")
+            .append("</code></li><li>Buy without it: <code>curl -X POST ").append(base)
+            .append("/sales/tshirt/purchase-unlocked</code></li>")
+            .append("<li>Edit a page: <code>curl -X PUT -H 'Content-Type: text/plain' -d 'hello' ").append(base)
+            .append("/pages/home</code></li>")
             .append("<li>Run the demo (a bounded burst of buyers and editors, then a table): ")
             .append("<code>mvn -B -q -pl lock-sample-app -am spring-boot:run -Dspring-boot.run.profiles=demo</code>")
             .append("</li></ul></body></html>");
         return html.toString();
+    }
+
+    /** Micrometer registers the meter at the first lock; until then the link would answer 404. */
+    private String metricsLink() {
+        if (this.meters.find(LockMetrics.ACQUIRE_ATTEMPTS).counter() == null) {
+            return "distlock.acquire.attempts (appears after the first lock; buy or edit below)";
+        }
+        return "<a href=\"/actuator/metrics/distlock.acquire.attempts\">distlock.acquire.attempts</a>";
     }
 
     private void heldLocks(StringBuilder html) {

@@ -84,7 +84,8 @@ public class WikiController {
 
     private String checkedEdit(String edit) {
         if (edit == null || edit.isBlank()) {
-            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "the edit (request body) must not be empty");
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "the edit (request body) must not be empty; "
+                    + "send it as Content-Type: text/plain (curl -H 'Content-Type: text/plain' -d 'hello' ...)");
         }
         if (edit.length() > this.properties.getMaxEditLength()) {
             throw new ResponseStatusException(HttpStatus.PAYLOAD_TOO_LARGE, "an edit may have at most "

@@ -158,13 +158,14 @@ public class DistributedLockProperties implements Validator {
         }
         Duration waitTime = properties.getDefaultWaitTime();
         if (waitTime == null || waitTime.isNegative()) {
-            reject(errors, "defaultWaitTime", "must be zero or positive, but was " + waitTime);
+            reject(errors, "defaultWaitTime",
+                    "must be zero or positive, but was " + HumanDurations.format(waitTime));
         }
         Duration retention = properties.getTokenRetention();
         if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
                 || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
             reject(errors, "tokenRetention", "must be at least 1s and at most "
-                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + retention);
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + HumanDurations.format(retention));
         }
         if (properties.getOnNotAcquired() == null) {
             reject(errors, "onNotAcquired", "must be THROW or SKIP");
@@ -236,14 +237,14 @@ public class DistributedLockProperties implements Validator {
             Duration lease = this.lease;
             if (lease == null || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || lease.toMillis() < 1) {
                 reject(errors, "watchdog.lease", "must be between 1ms and " + LockOptions.MAX_LEASE_TIME.toDays()
-                        + " days, but was " + lease);
+                        + " days, but was " + HumanDurations.format(lease));
                 return;
             }
             Duration interval = this.renewalInterval;
             if (interval != null && (interval.compareTo(lease) >= 0 || interval.toMillis() < 1)) {
                 reject(errors, "watchdog.renewalInterval",
-                        "must be at least 1ms and shorter than distlock.watchdog.lease (" + lease + "), but was "
-                                + interval);
+                        "must be at least 1ms and shorter than distlock.watchdog.lease (" + HumanDurations.format(lease)
+                                + "), but was " + HumanDurations.format(interval));
             }
         }
     }
@@ -283,7 +284,7 @@ public class DistributedLockProperties implements Validator {
             if (this.timeout == null || this.timeout.compareTo(Duration.ofMillis(1)) < 0
                     || this.timeout.compareTo(Duration.ofMinutes(1)) > 0) {
                 reject(errors, "replicaAcknowledgements.timeout",
-                        "must be between 1ms and 1 minute, but was " + this.timeout);
+                        "must be between 1ms and 1 minute, but was " + HumanDurations.format(this.timeout));
             }
         }
     }

@@ -24,6 +24,10 @@ final class LockServiceLifecycle implements SmartLifecycle {
 
     private final boolean verifyAccess;
 
+    /** The properties that hold the credentials of the lock service's Redis connection. */
+    static final String CREDENTIAL_PROPERTIES = "spring.data.redis.password and spring.data.redis.username (or the "
+            + "credentials in spring.data.redis.url; with a RedisConnectionFactory bean of your own, its credentials)";
+
     private volatile boolean running;
 
     /** Manages the context's {@link RedisLockService}, if it has exactly one. */
@@ -36,6 +40,7 @@ final class LockServiceLifecycle implements SmartLifecycle {
      * Checks Redis's permissions when configured to.
      *
      * @throws IllegalStateException when Redis's user lacks a permission the locks need, which stops startup
+     * @throws RedisCredentialsException when Redis refuses the credentials, which stops startup too
      */
     @Override
     public void start() {
@@ -45,6 +50,10 @@ final class LockServiceLifecycle implements SmartLifecycle {
                 lockService.verifyAccess();
             }
             catch (LockUnavailableException ex) {
+                String refusal = RedisCredentialsException.refusal(ex);
+                if (refusal != null) {
+                    throw new RedisCredentialsException(refusal, CREDENTIAL_PROPERTIES, ex);
+                }
                 logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
                         + "as unavailable until it answers: " + ex.getMessage());
             }

@@ -39,8 +39,10 @@ public final class QuorumLockAutoConfiguration {
     QuorumLockService quorumLockService(DistributedLockProperties properties, QuorumProperties quorum,
             QuorumConnections connections, ObjectProvider<LockListener> listeners) {
         if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
-            throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout (" + quorum.getNodeTimeout()
-                    + ") must be at most a tenth of distlock.watchdog.lease (" + properties.getWatchdog().getLease()
+            throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout ("
+                    + HumanDurations.format(quorum.getNodeTimeout())
+                    + ") must be at most a tenth of distlock.watchdog.lease ("
+                    + HumanDurations.format(properties.getWatchdog().getLease())
                     + ")");
         }
         QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates())
@@ -65,6 +67,11 @@ public final class QuorumLockAutoConfiguration {
         }
         catch (LockUnavailableException ex) {
             service.close();
+            String refusal = RedisCredentialsException.refusal(ex);
+            if (refusal != null) {
+                throw new RedisCredentialsException(refusal, QuorumProperties.PREFIX + ".password and "
+                        + QuorumProperties.PREFIX + ".username", ex);
+            }
             throw new IllegalStateException(QuorumProperties.PREFIX + ".nodes: " + ex.getMessage(), ex);
         }
         catch (RuntimeException ex) {

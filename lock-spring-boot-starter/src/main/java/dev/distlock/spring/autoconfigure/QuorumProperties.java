@@ -106,7 +106,8 @@ public class QuorumProperties implements Validator {
         if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
                 || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
             reject(errors, "nodeTimeout",
-                    PREFIX + ".node-timeout must be between 1ms and 1 minute, but was " + timeout);
+                    PREFIX + ".node-timeout must be between 1ms and 1 minute, but was "
+                    + HumanDurations.format(timeout));
         }
     }
 

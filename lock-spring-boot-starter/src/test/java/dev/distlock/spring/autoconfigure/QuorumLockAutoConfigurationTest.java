@@ -135,8 +135,8 @@ class QuorumLockAutoConfigurationTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
             distlock.quorum.node-timeout=0    | distlock.quorum.node-timeout must be between 1ms and 1 minute
-            distlock.quorum.node-timeout=5s   | distlock.quorum.node-timeout (PT5S) must be at most a tenth of
-            distlock.quorum.node-timeout=5s   | at most a tenth of distlock.watchdog.lease (PT30S)
+            distlock.quorum.node-timeout=5s   | distlock.quorum.node-timeout (5.0 s) must be at most a tenth of
+            distlock.quorum.node-timeout=5s   | at most a tenth of distlock.watchdog.lease (30.0 s)
             """)
     void aBadNodeTimeoutStopsStartupNamingTheProperty(String property, String message) {
         quorumRunner().withPropertyValues(property).run(context -> {
@@ -179,7 +179,9 @@ class QuorumLockAutoConfigurationTest {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(messages(context.getStartupFailure()))
-                    .contains("distlock.quorum.nodes: Too few Redis masters answer PING: only 0 of 3");
+                    .contains("Redis refused distlock's credentials (")
+                    .contains("(WRONGPASS invalid username-password pair")
+                    .contains("Fix distlock.quorum.password and distlock.quorum.username");
             });
     }
 
