@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.internal.AbstractLockHandle;
+import dev.distlock.redis.RedisLockService;
 
 /**
  * One acquisition of a {@link QuorumLockService} lock: the member locks granted by a quorum (or more) of the masters.

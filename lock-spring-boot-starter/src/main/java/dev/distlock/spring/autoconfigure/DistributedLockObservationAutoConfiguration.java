@@ -11,6 +11,7 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 
+import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.spring.micrometer.ObservedLockService;
 
