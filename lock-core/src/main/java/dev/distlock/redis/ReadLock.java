@@ -40,8 +40,8 @@ final class ReadLock extends LockType {
     @Override
     long acquire(Hold hold, Grant grant) {
         return this.context.scripts()
-            .run(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"), name(hold, "rw:intent"),
-                    name(hold, "rw:fence")), hold.ownerToken, grant.holdId(), grant.leaseMillis(),
+            .runGrant(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
+                    name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken, grant.holdId(), grant.leaseMillis(),
                     this.context.tokenRetentionMillis(), grant.watchdogFlag(), grant.reentryFlag());
     }
 

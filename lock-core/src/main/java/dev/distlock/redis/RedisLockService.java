@@ -125,7 +125,10 @@ public final class RedisLockService implements LockService, AutoCloseable {
         this.clientId = HexFormat.of().formatHex(randomBytes(8));
         this.placeRefreshNanos = builder.waiterLease.toNanos() / 3;
         ShardedPubSub sharded = new ShardedPubSub(builder.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
-        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis), this.clientId,
+        RestartGrace grace = new RestartGrace(builder.restartGrace, builder.keyPrefix,
+                builder.redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory factory
+                        && factory.isClusterAware());
+        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis, grace), this.clientId,
                 Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis()),
                 sharded));
         this.listener = builder.listener;
@@ -232,6 +235,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
             handle = acquisition.attempt();
             if (handle == null && acquisition.waiting) {
                 handle = waitFor(acquisition, start, saturatedNanos(wait));
+            }
+            if (handle == null && acquisition.graceLeftMillis >= 0) {
+                throw new RestartGraceException(key, Duration.ofMillis(acquisition.graceLeftMillis));
             }
         }
         catch (LockException ex) {
@@ -554,6 +560,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /** From the last failed attempt: the holder's remaining lease, or -1 when unknown. */
         long holderRemainingMillis = -1;
 
+        /** From the last failed attempt: how long the restart grace holds back new grants, or -1 when it did not. */
+        long graceLeftMillis = -1;
+
         Acquisition(String key, LockOptions options, boolean waiting) {
             this.key = key;
             this.name = options.nameFor(key);
@@ -644,8 +653,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 closeReentry(hold, reentrant);
                 throw failed(hold, holdId, ex);
             }
+            this.graceLeftMillis = RestartGrace.refused(reply) ? RestartGrace.leftMillis(reply) : -1;
             if (reply <= 0) {
-                this.holderRemainingMillis = -reply - 1;
+                this.holderRemainingMillis = (this.graceLeftMillis >= 0) ? this.graceLeftMillis : -reply - 1;
                 closeReentry(hold, reentrant);
                 return null;
             }
@@ -773,6 +783,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private Duration waiterLease = Duration.ofSeconds(6);
 
+        private Duration restartGrace = Duration.ofSeconds(30);
+
         private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
         private @Nullable WaitStrategy waitStrategy;
@@ -891,6 +903,25 @@ public final class RedisLockService implements LockService, AutoCloseable {
          */
         public Builder shardingProxy(boolean shardingProxy) {
             this.shardingProxy = shardingProxy;
+            return this;
+        }
+
+        /**
+         * How long a Redis process grants no new lock after it started: a Redis that restarted without its data (no
+         * persistence) has forgotten leases that may still run in their holders, so it must not grant until the
+         * longest of them has ended. Redis decides from its own uptime, so this covers clients that never saw the old
+         * process; it cannot tell a restart from a first start, so a new Redis waits too. Set it to at least the
+         * longest lease any client of this Redis grants (the watchdog lease for watchdog locks). Refused grants wait
+         * (a waiting acquisition) or fail with {@link RestartGraceException}. {@link Duration#ZERO} turns it off.
+         * Re-entries and renewals are never held back. Default 30 seconds, the default watchdog lease.
+         */
+        public Builder restartGrace(Duration restartGrace) {
+            requireNonNull(restartGrace, "restartGrace");
+            if (restartGrace.isNegative() || restartGrace.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException("restartGrace must be between 0 and "
+                        + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + restartGrace);
+            }
+            this.restartGrace = restartGrace;
             return this;
         }
 
