@@ -115,9 +115,13 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
+    private final ReconnectCheck reconnectCheck;
+
     private volatile boolean closed;
 
     private RedisLockService(Builder builder) {
+        EvictionGuard evictionGuard = new EvictionGuard(builder.redis, builder.evictionPolicyCheck);
+        evictionGuard.check(true);
         this.keys = new LockKeys(builder.keyPrefix);
         this.defaultWaitTime = builder.defaultWaitTime;
         this.watchdogLeaseNanos = builder.watchdogLease.toNanos();
@@ -163,6 +167,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 : builder.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(),
                 batching, this.listener, this::lose, this.replicaAcknowledgement);
+        this.reconnectCheck = new ReconnectCheck(builder.redis, this.holds::values, this::lose, this::cleanUp,
+                evictionGuard);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 (builder.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
@@ -502,6 +508,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
     @Override
     public void close() {
         this.closed = true;
+        this.reconnectCheck.close();
         this.scheduler.shutdownNow();
         this.cleanUps.shutdownNow();
         this.subscriptions.signalAll(); // waiting threads see the service closed
@@ -785,6 +792,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private Duration restartGrace = Duration.ofSeconds(30);
 
+        private EvictionPolicyCheck evictionPolicyCheck = EvictionPolicyCheck.WARN;
+
         private @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
         private @Nullable WaitStrategy waitStrategy;
@@ -925,6 +934,17 @@ public final class RedisLockService implements LockService, AutoCloseable {
             return this;
         }
 
+        /**
+         * What to do when Redis's {@code maxmemory-policy} may evict held locks (anything but {@code noeviction}),
+         * checked when the service is built (if Redis answers) and whenever the connection comes back. Default
+         * {@link EvictionPolicyCheck#WARN}.
+         */
+        public Builder evictionPolicyCheck(EvictionPolicyCheck evictionPolicyCheck) {
+            requireNonNull(evictionPolicyCheck, "evictionPolicyCheck");
+            this.evictionPolicyCheck = evictionPolicyCheck;
+            return this;
+        }
+
         /** Receives lock events; see {@link LockListener} for its threading rules. */
         public Builder listener(LockListener listener) {
             requireNonNull(listener, "listener");
@@ -935,6 +955,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
         /**
          * Builds the service and starts its watchdog thread.
          *
+         * @throws IllegalStateException when {@link #evictionPolicyCheck} is {@link EvictionPolicyCheck#FAIL} and Redis's
+         * {@code maxmemory-policy} may evict held locks
          * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease, or the
          * settings contradict each other (see {@link #shardingProxy(boolean)})
          */
