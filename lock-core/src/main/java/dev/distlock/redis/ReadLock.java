@@ -18,9 +18,6 @@ import dev.distlock.LockMode;
  */
 final class ReadLock extends LockType {
 
-    /** How long a released reader's hash stays, so that a retried release is recognised. */
-    static final String RELEASED_READER_MILLIS = "60000";
-
     private final RedisScript<Long> acquire = LockScripts.load("read-acquire.lua", Long.class);
 
     private final RedisScript<Long> release = LockScripts.load("read-release.lua", Long.class);
@@ -49,8 +46,8 @@ final class ReadLock extends LockType {
     long release(Hold hold, Release release) {
         return this.context.scripts()
             .run(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken, release.holdId(),
-                    hold.releaseChannel, this.context.clientId(), RELEASED_READER_MILLIS, release.keepHeldMillis(),
-                    publishCommand(), release.watchdogFlag());
+                    hold.releaseChannel, this.context.clientId(), this.context.tokenRetentionMillis(),
+                    release.keepHeldMillis(), publishCommand(), release.watchdogFlag());
     }
 
     @Override

@@ -133,7 +133,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
                 builder.redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory factory
                         && factory.isClusterAware());
         this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(builder.redis, grace), this.clientId,
-                Long.toString(builder.tokenRetention.toMillis()), Long.toString(builder.waiterLease.toMillis()),
+                Long.toString(((builder.tokenRetention != null) ? builder.tokenRetention
+                        : TokenRetention.forRetries(builder.redis.getRequiredConnectionFactory(), RELEASE_ATTEMPTS))
+                    .toMillis()), Long.toString(builder.waiterLease.toMillis()),
                 sharded));
         this.listener = builder.listener;
         this.redis = builder.redis;
@@ -786,7 +788,7 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         private @Nullable Duration renewalInterval;
 
-        private Duration tokenRetention = Duration.ofHours(1);
+        private @Nullable Duration tokenRetention;
 
         private Duration waiterLease = Duration.ofSeconds(6);
 
@@ -848,8 +850,12 @@ public final class RedisLockService implements LockService, AutoCloseable {
         }
 
         /**
-         * How long a freed lock keeps its last fencing token, so that tokens keep increasing even if Redis's clock
-         * steps back by less than this. Default one hour; at most 7 days.
+         * How long a freed lock keeps its hash (its last fencing token and who released it), and a released reader its
+         * marker, so that a release retried after a lost reply is recognised, not reported as a lost lease. Fencing
+         * tokens follow Redis's clock and need it only if that clock steps back: they keep increasing across a step
+         * back shorter than this. Default: the release's retry window, three times the Lettuce command timeout plus
+         * one second (at least 10 s; 5 minutes for other clients), about 181 s with Lettuce's default 60 s timeout.
+         * Each freed key costs about 260 bytes of Redis memory for this long. At most 7 days.
          */
         public Builder tokenRetention(Duration tokenRetention) {
             requireNonNull(tokenRetention, "tokenRetention");
