@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -18,9 +19,14 @@ final class EvictionGuard {
     /** The policies that never delete a key with a TTL. */
     private static final Set<String> SAFE = Set.of("noeviction");
 
+    private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final StringRedisTemplate redis;
 
     private final EvictionPolicyCheck check;
+
+    /** When the policy was last read: the connection that the build's check opened needs no second check. */
+    private volatile long checkedNanos = System.nanoTime() - RECHECK_NANOS;
 
     EvictionGuard(StringRedisTemplate redis, EvictionPolicyCheck check) {
         this.redis = redis;
@@ -32,9 +38,11 @@ final class EvictionGuard {
      * throws; otherwise it logs an error. A Redis that cannot be reached is checked again at the next connection.
      */
     void check(boolean starting) {
-        if (this.check == EvictionPolicyCheck.OFF) {
+        boolean justChecked = System.nanoTime() - this.checkedNanos < RECHECK_NANOS;
+        if (this.check == EvictionPolicyCheck.OFF || (!starting && justChecked)) {
             return;
         }
+        this.checkedNanos = System.nanoTime();
         String policy;
         try {
             policy = policy();
