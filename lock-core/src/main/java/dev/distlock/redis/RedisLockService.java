@@ -120,7 +120,9 @@ public final class RedisLockService implements LockService, AutoCloseable {
     private volatile boolean closed;
 
     private RedisLockService(Builder builder) {
-        EvictionGuard evictionGuard = new EvictionGuard(builder.redis, builder.evictionPolicyCheck);
+        // a sharding proxy such as Twemproxy drops the connection on INFO: check the shards' policy yourself there
+        EvictionGuard evictionGuard = new EvictionGuard(builder.redis,
+                builder.shardingProxy ? EvictionPolicyCheck.OFF : builder.evictionPolicyCheck);
         evictionGuard.check(true);
         this.keys = new LockKeys(builder.keyPrefix);
         this.defaultWaitTime = builder.defaultWaitTime;
@@ -942,7 +944,8 @@ public final class RedisLockService implements LockService, AutoCloseable {
 
         /**
          * What to do when Redis's {@code maxmemory-policy} may evict held locks (anything but {@code noeviction}),
-         * checked when the service is built (if Redis answers) and whenever the connection comes back. Default
+         * checked when the service is built (if Redis answers) and whenever the connection comes back. Not checked
+         * behind a {@link #shardingProxy(boolean) sharding proxy}, which refuses INFO. Default
          * {@link EvictionPolicyCheck#WARN}.
          */
         public Builder evictionPolicyCheck(EvictionPolicyCheck evictionPolicyCheck) {
