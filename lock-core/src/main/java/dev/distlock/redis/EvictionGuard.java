@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -25,6 +26,9 @@ final class EvictionGuard {
 
     private final EvictionPolicyCheck check;
 
+    /** Set when INFO failed other than by Redis being unreachable (a proxy that refuses it): no more checks. */
+    private volatile boolean unreadable;
+
     /** When the policy was last read: the connection that the build's check opened needs no second check. */
     private volatile long checkedNanos = System.nanoTime() - RECHECK_NANOS;
 
@@ -39,7 +43,7 @@ final class EvictionGuard {
      */
     void check(boolean starting) {
         boolean justChecked = System.nanoTime() - this.checkedNanos < RECHECK_NANOS;
-        if (this.check == EvictionPolicyCheck.OFF || (!starting && justChecked)) {
+        if (this.check == EvictionPolicyCheck.OFF || this.unreadable || (!starting && justChecked)) {
             return;
         }
         this.checkedNanos = System.nanoTime();
@@ -47,9 +51,15 @@ final class EvictionGuard {
         try {
             policy = policy();
         }
-        catch (DataAccessException ex) {
-            logger.debug("Could not read Redis's maxmemory-policy; it is checked again when the connection comes back",
-                    ex);
+        catch (RedisConnectionFailureException ex) {
+            logger.debug("Could not reach Redis to read its maxmemory-policy; it is checked when the connection comes "
+                    + "back", ex);
+            return;
+        }
+        catch (DataAccessException ex) { // refused or dropped: asking again at each reconnect would only repeat it
+            this.unreadable = true;
+            logger.warn("Could not read Redis's maxmemory-policy from INFO memory (" + ex.getMessage() + "); it is "
+                    + "not checked. Make sure it is noeviction on the lock's Redis");
             return;
         }
         if (policy == null || SAFE.contains(policy)) {
