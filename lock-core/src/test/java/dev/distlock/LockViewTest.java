@@ -22,9 +22,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
+
+import dev.distlock.redis.RedisLockService;
 
 /** The {@link java.util.concurrent.locks.Lock} view keeps the JDK's contract on a real Redis. */
 @RedisTest
@@ -263,7 +264,9 @@ class LockViewTest {
         factory.afterPropertiesSet();
         factory.start();
         this.resources.add(factory::destroy);
-        RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory)).build();
+        RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory))
+            .restartGrace(Duration.ZERO) // a fresh test server
+            .build();
         this.resources.add(service);
         return service;
     }

@@ -29,9 +29,9 @@ public final class AccessCheck {
     /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
     static String requiredAcl(String prefix) {
         return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hmget +hgetall +hset +hsetnx "
-                + "+hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +publish +subscribe +unsubscribe +spublish "
-                + "+ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem +zscore +zcard +zrank +zrange "
-                + "+zrangebyscore +zremrangebyscore";
+                + "+hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +info +publish +subscribe +unsubscribe "
+                + "+spublish +ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem +zscore +zcard +zrank "
+                + "+zrange +zrangebyscore +zremrangebyscore";
     }
 
     /**

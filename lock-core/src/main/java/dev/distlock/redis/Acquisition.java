@@ -14,11 +14,14 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.LockService;
+import dev.distlock.RestartGraceException;
 import dev.distlock.internal.Uninterrupted;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.script.RestartGrace;
 import dev.distlock.redis.wakeup.Waiter;
 
 /**
@@ -62,6 +65,9 @@ final class Acquisition {
     /** From the last failed attempt: the holder's remaining lease, or -1 when unknown. */
     private long holderRemainingMillis = -1;
 
+    /** From the last failed attempt: how long the restart grace holds back new grants, or -1 when it did not. */
+    private long graceLeftMillis = -1;
+
     Acquisition(LockEngine engine, String key, LockOptions options, String name, boolean waiting) {
         this.engine = engine;
         this.key = key;
@@ -83,6 +89,9 @@ final class Acquisition {
             handle = attempt();
             if (handle == null && this.waiting) {
                 handle = waitFor(startNanos, waitNanos);
+            }
+            if (handle == null && this.graceLeftMillis >= 0) {
+                throw new RestartGraceException(this.key, Duration.ofMillis(this.graceLeftMillis));
             }
             return handle;
         }
@@ -214,8 +223,9 @@ final class Acquisition {
             closeReentry(hold, reentrant);
             throw failures.failed(ex);
         }
+        this.graceLeftMillis = RestartGrace.refused(reply) ? RestartGrace.leftMillis(reply) : -1;
         if (reply <= 0) {
-            this.holderRemainingMillis = -reply - 1;
+            this.holderRemainingMillis = (this.graceLeftMillis >= 0) ? this.graceLeftMillis : -reply - 1;
             closeReentry(hold, reentrant);
             return null;
         }

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -41,6 +42,11 @@ final class Holds {
 
     @Nullable Hold get(HoldKey key) {
         return this.holds.get(key);
+    }
+
+    /** The holds now, a live view. */
+    Collection<Hold> values() {
+        return this.holds.values();
     }
 
     /** Registers a newly granted hold, unless the owner has another that is not over. */

@@ -23,6 +23,7 @@ import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
 import dev.distlock.redis.script.LockScripts;
 import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.script.RestartGrace;
 import dev.distlock.redis.script.ShardedPubSub;
 import dev.distlock.redis.wakeup.ChannelSubscriber;
 import dev.distlock.redis.wakeup.ReleaseSubscriptions;
@@ -73,9 +74,15 @@ final class LockEngine {
 
     private final ThreadPoolExecutor cleanUps;
 
+    private final ReconnectCheck reconnectCheck;
+
     private volatile boolean closed;
 
     LockEngine(RedisLockServiceBuilder settings) {
+        // a sharding proxy such as Twemproxy drops the connection on INFO: check the shards' policy yourself there
+        EvictionGuard evictionGuard = new EvictionGuard(settings.redis,
+                settings.shardingProxy ? EvictionPolicyCheck.OFF : settings.evictionPolicyCheck);
+        evictionGuard.check(true);
         this.keys = new LockKeys(settings.keyPrefix);
         this.redis = settings.redis;
         this.watchdogLeaseNanos = settings.watchdogLease.toNanos();
@@ -84,11 +91,13 @@ final class LockEngine {
         this.replicaAcknowledgement = settings.replicaAcknowledgement;
         String clientId = newToken(8);
         ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
-        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(settings.redis), clientId,
-                Long.toString(settings.tokenRetention.toMillis()), Long.toString(settings.waiterLease.toMillis()),
-                sharded));
         RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+        Duration retention = (settings.tokenRetention != null) ? settings.tokenRetention
+                : TokenRetention.forRetries(connectionFactory, Releases.RELEASE_ATTEMPTS);
+        RestartGrace grace = new RestartGrace(settings.restartGrace, settings.keyPrefix, cluster);
+        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(settings.redis, grace), clientId,
+                Long.toString(retention.toMillis()), Long.toString(settings.waiterLease.toMillis()), sharded));
         checkTopology(settings, cluster);
         this.scheduler = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "distlock-watchdog-"));
         this.scheduler.setRemoveOnCancelPolicy(true);
@@ -104,6 +113,8 @@ final class LockEngine {
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
                 settings.listener, this.holds::lose, this.replicaAcknowledgement);
         this.holds.watchedBy(this.watchdog);
+        this.reconnectCheck = new ReconnectCheck(settings.redis, this.holds::values, this.holds::lose, this::cleanUp,
+                evictionGuard);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 (settings.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
@@ -149,6 +160,7 @@ final class LockEngine {
     /** Stops every thread and closes the subscription; writes nothing more to Redis. */
     void close() {
         this.closed = true;
+        this.reconnectCheck.close();
         this.scheduler.shutdownNow();
         this.cleanUps.shutdownNow();
         this.subscriptions.signalAll(); // waiting threads see the service closed

@@ -6,6 +6,7 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockHandle;
 import dev.distlock.internal.AbstractLockHandle;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseHolder;

@@ -9,6 +9,7 @@ import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.RestartGraceException;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
 
@@ -25,9 +26,13 @@ public final class RedisLockServiceBuilder {
 
     @Nullable Duration renewalInterval;
 
-    Duration tokenRetention = Duration.ofHours(1);
+    @Nullable Duration tokenRetention;
 
     Duration waiterLease = Duration.ofSeconds(6);
+
+    Duration restartGrace = Duration.ofSeconds(30);
+
+    EvictionPolicyCheck evictionPolicyCheck = EvictionPolicyCheck.WARN;
 
     @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
@@ -83,8 +88,12 @@ public final class RedisLockServiceBuilder {
     }
 
     /**
-     * How long a freed lock keeps its last fencing token, so that tokens keep increasing even if Redis's clock
-     * steps back by less than this. Default one hour; at most 7 days.
+     * How long a freed lock keeps its hash (its last fencing token and who released it), and a released reader its
+     * marker, so that a release retried after a lost reply is recognised, not reported as a lost lease. Fencing
+     * tokens follow Redis's clock and need it only if that clock steps back: they keep increasing across a step
+     * back shorter than this. Default: the release's retry window, three times the Lettuce command timeout plus
+     * one second (at least 10 s; 5 minutes for other clients), about 181 s with Lettuce's default 60 s timeout.
+     * Each freed key costs about 260 bytes of Redis memory for this long. At most 7 days.
      */
     public RedisLockServiceBuilder tokenRetention(Duration tokenRetention) {
         requireNonNull(tokenRetention, "tokenRetention");
@@ -150,6 +159,37 @@ public final class RedisLockServiceBuilder {
         return this;
     }
 
+    /**
+     * How long a Redis process grants no new lock after it started: a Redis that restarted without its data (no
+     * persistence) has forgotten leases that may still run in their holders, so it must not grant until the
+     * longest of them has ended. Redis decides from its own uptime, so this covers clients that never saw the old
+     * process; it cannot tell a restart from a first start, so a new Redis waits too. Set it to at least the
+     * longest lease any client of this Redis grants (the watchdog lease for watchdog locks). Refused grants wait
+     * (a waiting acquisition) or fail with {@link RestartGraceException}. {@link Duration#ZERO} turns it off.
+     * Re-entries and renewals are never held back. Default 30 seconds, the default watchdog lease.
+     */
+    public RedisLockServiceBuilder restartGrace(Duration restartGrace) {
+        requireNonNull(restartGrace, "restartGrace");
+        if (restartGrace.isNegative() || restartGrace.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("restartGrace must be between 0 and "
+                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + restartGrace);
+        }
+        this.restartGrace = restartGrace;
+        return this;
+    }
+
+    /**
+     * What to do when Redis's {@code maxmemory-policy} may evict held locks (anything but {@code noeviction}),
+     * checked when the service is built (if Redis answers) and whenever the connection comes back. Not checked
+     * behind a {@link #shardingProxy(boolean) sharding proxy}, which refuses INFO. Default
+     * {@link EvictionPolicyCheck#WARN}.
+     */
+    public RedisLockServiceBuilder evictionPolicyCheck(EvictionPolicyCheck evictionPolicyCheck) {
+        requireNonNull(evictionPolicyCheck, "evictionPolicyCheck");
+        this.evictionPolicyCheck = evictionPolicyCheck;
+        return this;
+    }
+
     /** Receives lock events; see {@link LockListener} for its threading rules. */
     public RedisLockServiceBuilder listener(LockListener listener) {
         requireNonNull(listener, "listener");
@@ -160,6 +200,8 @@ public final class RedisLockServiceBuilder {
     /**
      * Builds the service and starts its watchdog thread.
      *
+     * @throws IllegalStateException when {@link #evictionPolicyCheck} is {@link EvictionPolicyCheck#FAIL} and Redis's
+     * {@code maxmemory-policy} may evict held locks
      * @throws IllegalArgumentException when the renewal interval is not shorter than the watchdog lease, or the
      * settings contradict each other (see {@link #shardingProxy(boolean)})
      */

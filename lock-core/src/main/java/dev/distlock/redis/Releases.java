@@ -23,7 +23,8 @@ final class Releases implements RedisLockHandle.Releaser {
 
     private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
 
-    private static final int RELEASE_ATTEMPTS = 3;
+    /** Tries of one release: the retry window a freed lock's hash must outlive (see TokenRetention). */
+    static final int RELEASE_ATTEMPTS = 3;
 
     private final Holds holds;
 

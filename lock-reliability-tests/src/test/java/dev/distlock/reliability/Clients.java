@@ -57,7 +57,9 @@ final class Clients implements AutoCloseable {
     }
 
     RedisLockService service(StringRedisTemplate template, UnaryOperator<RedisLockServiceBuilder> settings) {
-        RedisLockService service = settings.apply(RedisLockService.builder(template)).build();
+        // Test servers are fresh processes: no restart grace unless a test sets one
+        RedisLockService service = settings.apply(RedisLockService.builder(template).restartGrace(Duration.ZERO))
+            .build();
         this.resources.add(service);
         return service;
     }

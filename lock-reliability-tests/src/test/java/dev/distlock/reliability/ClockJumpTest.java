@@ -113,8 +113,8 @@ class ClockJumpTest {
             templates.add(this.clients.template(master.port(), Duration.ofSeconds(2)));
         }
         QuorumLockService first = QuorumLockService.builder(templates).watchdogLease(Duration.ofSeconds(10))
-            .renewalInterval(Duration.ofMillis(500)).build();
-        QuorumLockService second = QuorumLockService.builder(templates).build();
+            .restartGrace(Duration.ZERO).renewalInterval(Duration.ofMillis(500)).build();
+        QuorumLockService second = QuorumLockService.builder(templates).restartGrace(Duration.ZERO).build();
         try {
             FencedResource resource = new FencedResource(
                     this.clients.template(resourceServer.port(), Duration.ofSeconds(2)), "quorum-jump");

@@ -30,7 +30,9 @@ final class RedisServices implements AutoCloseable {
         factory.afterPropertiesSet();
         factory.start();
         this.resources.add(factory::destroy);
-        RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory)).build();
+        RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory))
+            .restartGrace(Duration.ZERO) // a fresh test server
+            .build();
         this.resources.add(service);
         return service;
     }

@@ -33,6 +33,7 @@ final class RedisServices implements AutoCloseable {
         this.resources.add(factory::destroy);
         RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory))
             .watchdogLease(watchdogLease)
+            .restartGrace(Duration.ZERO) // a fresh test server
             .build();
         this.resources.add(service);
         return service;

@@ -1,5 +1,7 @@
 package dev.distlock.bench.clients;
 
+import java.time.Duration;
+
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockService;
 
@@ -17,6 +19,8 @@ final class DistlockClient implements LockClient {
             .keyPrefix("bench-distlock")
             .watchdogLease(settings.watchdogLease())
             .defaultWaitTime(settings.maxWait())
+            // on, so that its check is measured; short, since the benchmark's Redis has just started
+            .restartGrace(Duration.ofSeconds(1))
             .build();
     }
 

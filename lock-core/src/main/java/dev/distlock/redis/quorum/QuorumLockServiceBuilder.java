@@ -77,6 +77,16 @@ public final class QuorumLockServiceBuilder {
     }
 
     /**
+     * How long each master grants nothing new after its process started
+     * ({@link RedisLockServiceBuilder#restartGrace}): a master that restarted without its data stays out of
+     * quorums until the leases it forgot have ended. Default 30 seconds.
+     */
+    public QuorumLockServiceBuilder restartGrace(Duration restartGrace) {
+        this.nodeBuilders.forEach(node -> node.restartGrace(restartGrace));
+        return this;
+    }
+
+    /**
      * How long an attempt waits for each master's answer; a master that has not answered by then counts as down
      * for that attempt. Much shorter than the lease. Default 200 ms.
      */

@@ -31,7 +31,7 @@ final class FairLock extends LockType {
     @Override
     public long acquire(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .run(this.acquire, keys(hold), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
+            .runGrant(this.acquire, keys(hold), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
                     grant.waiting() ? this.context.waiterLeaseMillis() : "0", grant.watchdogFlag(),
                     grant.reentryFlag(), hold.releaseChannel(), publishCommand());
     }

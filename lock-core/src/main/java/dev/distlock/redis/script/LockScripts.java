@@ -54,8 +54,15 @@ public final class LockScripts {
     @SuppressWarnings("rawtypes")
     private final RedisScript<List> renew = load("renew.lua", List.class);
 
-  public   LockScripts(StringRedisTemplate redis) {
+    private final RestartGrace restartGrace;
+
+    public LockScripts(StringRedisTemplate redis) {
+        this(redis, RestartGrace.none());
+    }
+
+    public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace) {
         this.redis = redis;
+        this.restartGrace = restartGrace;
     }
 
     public static <T> RedisScript<T> load(String name, Class<T> resultType) {
@@ -75,8 +82,21 @@ public final class LockScripts {
      * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
      */
     long acquire(String lockHash, String ownerToken, LockType.Grant grant) {
-        return run(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
+        return runGrant(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
                 grant.watchdogFlag(), grant.reentryFlag());
+    }
+
+    /**
+     * Runs an acquire script with the restart grace's marker key and grace (ms) appended to its keys and arguments;
+     * a reply of {@link RestartGrace#refused} or below means the grace refused a new grant.
+     */
+    long runGrant(RedisScript<Long> script, List<String> keys, Object... args) {
+        List<String> allKeys = new ArrayList<>(keys.size() + 1);
+        allKeys.addAll(keys);
+        allKeys.add(this.restartGrace.marker(keys.get(0)));
+        Object[] allArgs = java.util.Arrays.copyOf(args, args.length + 1);
+        allArgs[args.length] = this.restartGrace.graceMillis();
+        return run(script, allKeys, allArgs);
     }
 
     /**

@@ -18,9 +18,6 @@ import dev.distlock.LockMode;
  */
 final class ReadLock extends LockType {
 
-    /** How long a released reader's hash stays, so that a retried release is recognised. */
-    static final String RELEASED_READER_MILLIS = "60000";
-
     private final RedisScript<Long> acquire = LockScripts.load("read-acquire.lua", Long.class);
 
     private final RedisScript<Long> release = LockScripts.load("read-release.lua", Long.class);
@@ -40,17 +37,17 @@ final class ReadLock extends LockType {
     @Override
     public long acquire(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .run(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"), name(hold, "rw:intent"),
-                    name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
-                    this.context.tokenRetentionMillis(), grant.watchdogFlag(), grant.reentryFlag());
+            .runGrant(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
+                    name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(),
+                    grant.leaseMillis(), this.context.tokenRetentionMillis(), grant.watchdogFlag(), grant.reentryFlag());
     }
 
     @Override
     public long release(LockTarget hold, Release release) {
         return this.context.scripts()
             .run(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken(), release.holdId(),
-                    hold.releaseChannel(), this.context.clientId(), RELEASED_READER_MILLIS, release.keepHeldMillis(),
-                    publishCommand(), release.watchdogFlag());
+                    hold.releaseChannel(), this.context.clientId(), this.context.tokenRetentionMillis(),
+                    release.keepHeldMillis(), publishCommand(), release.watchdogFlag());
     }
 
     @Override

@@ -33,7 +33,7 @@ final class WriteLock extends LockType {
     @Override
     public long acquire(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .run(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
+            .runGrant(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
                     name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
                     this.context.tokenRetentionMillis(), grant.waiting() ? this.context.waiterLeaseMillis() : "0",
                     grant.watchdogFlag(), grant.reentryFlag());

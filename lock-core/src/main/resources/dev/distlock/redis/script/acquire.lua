@@ -8,8 +8,25 @@
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  '1' when the watchdog renews this acquisition, '0' for a fixed lease
 -- ARGV[5]  '1' for a re-entry: granted only while this owner still holds the lock, never as a new grant
+-- KEYS[2]  the restart grace marker (see restartGraceLeft); ARGV[6] the restart grace in ms, 0 for none
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
+-- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
+-- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
+-- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
+-- new grant may go ahead, else the milliseconds until it may.
+local function restartGraceLeft(marker, grace)
+  if grace <= 0 or redis.call('EXISTS', marker) == 1 then
+    return nil
+  end
+  -- uptime_in_seconds is whole seconds: count a second less, so the grace never ends early
+  local uptime = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
+  if uptime * 1000 < grace then
+    return grace - uptime * 1000
+  end
+  redis.call('SET', marker, '1')
+  return nil
+end
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[4] == '1'
@@ -36,6 +53,10 @@ if ARGV[5] == '1' then
 end
 if owner then
   return -1 - redis.call('PTTL', KEYS[1])
+end
+local graceLeft = restartGraceLeft(KEYS[2], tonumber(ARGV[6]))
+if graceLeft then
+  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
 end
 -- A new grant. The token is the Redis clock in microseconds, or one more than the last token if that is higher, so it
 -- keeps increasing after the hash (and with it the last token) has expired or was lost in a restart.

@@ -7,11 +7,28 @@
 -- ARGV[4]  how long a place lasts unless refreshed, in ms; 0 for a single attempt that joins no queue
 -- ARGV[5]  '1' when the watchdog renews this acquisition; ARGV[6] '1' for a re-entry (see acquire.lua)
 -- ARGV[7]  release channel; ARGV[8] the publish command (see release.lua)
+-- KEYS[4]  the restart grace marker; ARGV[9] the restart grace in ms (see acquire.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
 -- A new grant names the waiter that is now first on the release channel: that waiter last heard of another holder
 -- or another first waiter, so it re-checks now and learns this holder's lease, to re-check right at its expiry
 -- (a lease that runs out publishes nothing).
+-- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
+-- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
+-- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
+-- new grant may go ahead, else the milliseconds until it may.
+local function restartGraceLeft(marker, grace)
+  if grace <= 0 or redis.call('EXISTS', marker) == 1 then
+    return nil
+  end
+  -- uptime_in_seconds is whole seconds: count a second less, so the grace never ends early
+  local uptime = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
+  if uptime * 1000 < grace then
+    return grace - uptime * 1000
+  end
+  redis.call('SET', marker, '1')
+  return nil
+end
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[5] == '1'
@@ -39,6 +56,10 @@ for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMillis)) d
 end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if not owner and (not first or first == ARGV[1]) then
+  local graceLeft = restartGraceLeft(KEYS[4], tonumber(ARGV[9]))
+  if graceLeft then
+    return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
+  end
   -- A new grant; the token as in acquire.lua.
   local last = redis.call('HMGET', KEYS[1], 'fence', 'chain')
   local fence = string.format('%d', math.max(tonumber(last[1] or 0) + 1, now[1] * 1000000 + now[2]))

@@ -7,8 +7,25 @@
 -- KEYS[5]  the last fencing token of the lock
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms; ARGV[4] how long to keep the last fencing token, in ms
 -- ARGV[5]  '1' when the watchdog renews this acquisition; ARGV[6] '1' for a re-entry (see acquire.lua)
+-- KEYS[6]  the restart grace marker; ARGV[7] the restart grace in ms (see acquire.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's read hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
+-- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
+-- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
+-- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
+-- new grant may go ahead, else the milliseconds until it may.
+local function restartGraceLeft(marker, grace)
+  if grace <= 0 or redis.call('EXISTS', marker) == 1 then
+    return nil
+  end
+  -- uptime_in_seconds is whole seconds: count a second less, so the grace never ends early
+  local uptime = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
+  if uptime * 1000 < grace then
+    return grace - uptime * 1000
+  end
+  redis.call('SET', marker, '1')
+  return nil
+end
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(ARGV[3])
@@ -37,6 +54,10 @@ local writer = redis.call('HGET', KEYS[3], 'owner')
   end
   if not writer and redis.call('EXISTS', KEYS[4]) == 1 then -- the write holder itself ignores the intent
     return -1 - redis.call('PTTL', KEYS[4])
+  end
+  local graceLeft = restartGraceLeft(KEYS[6], tonumber(ARGV[7]))
+  if graceLeft then
+    return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
   end
   -- A new grant: the token keeps increasing after the lock expired or was lost in a restart (see acquire.lua).
   local fence = math.max(tonumber(redis.call('GET', KEYS[5]) or 0) + 1, now[1] * 1000000 + now[2])

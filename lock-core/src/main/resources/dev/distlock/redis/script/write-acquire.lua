@@ -7,8 +7,25 @@
 -- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms; ARGV[4] how long to keep the last fencing token, in ms
 -- ARGV[5]  how long the intent lasts unless refreshed, in ms; 0 for a single attempt that records none
 -- ARGV[6]  '1' when the watchdog renews this acquisition; ARGV[7] '1' for a re-entry (see acquire.lua)
+-- KEYS[5]  the restart grace marker; ARGV[8] the restart grace in ms (see acquire.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
+-- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
+-- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
+-- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
+-- new grant may go ahead, else the milliseconds until it may.
+local function restartGraceLeft(marker, grace)
+  if grace <= 0 or redis.call('EXISTS', marker) == 1 then
+    return nil
+  end
+  -- uptime_in_seconds is whole seconds: count a second less, so the grace never ends early
+  local uptime = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
+  if uptime * 1000 < grace then
+    return grace - uptime * 1000
+  end
+  redis.call('SET', marker, '1')
+  return nil
+end
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[6] == '1'
@@ -49,6 +66,10 @@ if readers > 0 then
   recordIntent()
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   return -1 - math.max(0, tonumber(first[2]) - nowMillis)
+end
+local graceLeft = restartGraceLeft(KEYS[5], tonumber(ARGV[8]))
+if graceLeft then
+  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
 end
 local fence = string.format('%d', math.max(tonumber(redis.call('GET', KEYS[4]) or 0) + 1, now[1] * 1000000 + now[2]))
 redis.call('SET', KEYS[4], fence, 'PX', ARGV[4])

@@ -82,7 +82,7 @@ final class QuorumClients implements AutoCloseable {
 
     QuorumLockService service(UnaryOperator<QuorumLockServiceBuilder> settings) {
         QuorumLockService service = settings
-            .apply(QuorumLockService.builder(templates()).nodeTimeout(NODE_TIMEOUT))
+            .apply(QuorumLockService.builder(templates()).nodeTimeout(NODE_TIMEOUT).restartGrace(Duration.ZERO))
             .build();
         this.resources.add(service);
         service.verifyQuorumReachable(); // connects, as the starter does at startup

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 
+
 /**
  * Two quorum clients and eight threads do a non-atomic read-modify-write under the lock, with all five masters up and
  * with one or two of them stopped. Without mutual exclusion increments are lost.

@@ -26,20 +26,24 @@ import dev.distlock.redis.RedisLockServiceBuilder;
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(DistributedLockProperties.class)
+@EnableConfigurationProperties({ DistributedLockProperties.class, DistributedLockSafetyProperties.class })
 public final class DistributedLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockService.class)
-    RedisLockService redisLockService(DistributedLockProperties properties,
+    RedisLockService redisLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
             ObjectProvider<StringRedisTemplate> templates, ObjectProvider<RedisConnectionFactory> connectionFactories,
             ObjectProvider<LockListener> listeners) {
         RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories))
             .keyPrefix(properties.getKeyPrefix())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
-            .tokenRetention(properties.getTokenRetention())
+            .restartGrace(safety.getRestartGrace())
+            .evictionPolicyCheck(safety.getEvictionPolicyCheck())
             .shardingProxy(properties.isShardingProxy());
+        if (properties.getTokenRetention() != null) {
+            builder.tokenRetention(properties.getTokenRetention());
+        }
         if (properties.getWaitStrategy() != null) {
             builder.waitStrategy(properties.getWaitStrategy());
         }

@@ -32,8 +32,11 @@ public class DistributedLockProperties implements Validator {
     /** How long an acquisition waits for a lock held by another owner when the call names no wait time. */
     private Duration defaultWaitTime = Duration.ofSeconds(10);
 
-    /** How long a freed lock keeps its last fencing token, so that tokens keep increasing; at least 1s. */
-    private Duration tokenRetention = Duration.ofHours(1);
+    /**
+     * How long a freed lock stays in Redis to recognise a retried release; at least 1s. Unset: the release's retry
+     * window, three times the command timeout plus 1s (at least 10s); see docs/safety-restarts.md.
+     */
+    private @Nullable Duration tokenRetention;
 
     /** What a @DistributedLock method does when the lock stays held past its wait time: THROW or SKIP. */
     private NotAcquiredAction onNotAcquired = NotAcquiredAction.THROW;
@@ -88,11 +91,11 @@ public class DistributedLockProperties implements Validator {
         this.defaultWaitTime = defaultWaitTime;
     }
 
-    public Duration getTokenRetention() {
+    public @Nullable Duration getTokenRetention() {
         return this.tokenRetention;
     }
 
-    public void setTokenRetention(Duration tokenRetention) {
+    public void setTokenRetention(@Nullable Duration tokenRetention) {
         this.tokenRetention = tokenRetention;
     }
 
@@ -162,8 +165,8 @@ public class DistributedLockProperties implements Validator {
                     "must be zero or positive, but was " + HumanDurations.format(waitTime));
         }
         Duration retention = properties.getTokenRetention();
-        if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
-                || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
+        if (retention != null && (retention.compareTo(Duration.ofSeconds(1)) < 0
+                || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0)) {
             reject(errors, "tokenRetention", "must be at least 1s and at most "
                     + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + HumanDurations.format(retention));
         }

@@ -27,7 +27,8 @@ import dev.distlock.redis.quorum.QuorumLockServiceBuilder;
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @Conditional(QuorumModeCondition.class)
 @ConditionalOnMissingBean(LockService.class)
-@EnableConfigurationProperties({ DistributedLockProperties.class, QuorumProperties.class })
+@EnableConfigurationProperties({ DistributedLockProperties.class, DistributedLockSafetyProperties.class,
+        QuorumProperties.class })
 public final class QuorumLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
@@ -36,7 +37,8 @@ public final class QuorumLockAutoConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    QuorumLockService quorumLockService(DistributedLockProperties properties, QuorumProperties quorum,
+    QuorumLockService quorumLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
+            QuorumProperties quorum,
             QuorumConnections connections, ObjectProvider<LockListener> listeners) {
         if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
             throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout ("
@@ -50,7 +52,10 @@ public final class QuorumLockAutoConfiguration {
             .keyPrefix(properties.getKeyPrefix())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
-            .tokenRetention(properties.getTokenRetention());
+            .restartGrace(safety.getRestartGrace());
+        if (properties.getTokenRetention() != null) {
+            builder.tokenRetention(properties.getTokenRetention());
+        }
         if (properties.getWatchdog().getRenewalInterval() != null) {
             builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
         }

@@ -33,14 +33,18 @@ class ConfigurationMetadataTest {
                 "management.health.distlock.enabled", "management.endpoint.locks.access",
                 "management.endpoint.locks.cache.time-to-live", "distlock.shedlock.enabled",
                 "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
-                "distlock.lock-registry.cache-capacity");
+                "distlock.lock-registry.cache-capacity", "distlock.safety.restart-grace",
+                "distlock.safety.eviction-policy-check");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.key-prefix"), "defaultValue")).isEqualTo("distlock");
         assertThat(field(properties.get("distlock.default-wait-time"), "defaultValue")).isEqualTo("10s");
         assertThat(field(properties.get("distlock.watchdog.lease"), "defaultValue")).isEqualTo("30s");
-        assertThat(field(properties.get("distlock.token-retention"), "defaultValue")).isEqualTo("1h");
+        assertThat(field(properties.get("distlock.token-retention"), "defaultValue"))
+            .as("unset: the library's retry window").isNull();
+        assertThat(field(properties.get("distlock.safety.restart-grace"), "defaultValue")).isEqualTo("30s");
+        assertThat(field(properties.get("distlock.safety.eviction-policy-check"), "defaultValue")).isEqualTo("warn");
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
         assertThat(field(properties.get("distlock.quorum.node-timeout"), "defaultValue")).isEqualTo("200ms");
         assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");

@@ -89,7 +89,9 @@ class DistributedLockAutoConfigurationTest {
             assertThat(properties.getDefaultWaitTime()).isEqualTo(Duration.ofSeconds(10));
             assertThat(properties.getWatchdog().getLease()).isEqualTo(Duration.ofSeconds(30));
             assertThat(properties.getWatchdog().getRenewalInterval()).isNull();
-            assertThat(properties.getTokenRetention()).isEqualTo(Duration.ofHours(1));
+            assertThat(properties.getTokenRetention()).as("the library's retry window").isNull();
+            DistributedLockSafetyProperties safety = context.getBean(DistributedLockSafetyProperties.class);
+            assertThat(safety.getEvictionPolicyCheck()).isEqualTo(dev.distlock.redis.EvictionPolicyCheck.WARN);
             assertThat(properties.getOnNotAcquired()).isEqualTo(DistributedLockProperties.NotAcquiredAction.THROW);
             assertThat(properties.getAspect().getOrder()).isEqualTo(Ordered.LOWEST_PRECEDENCE - 100);
             assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
@@ -225,7 +227,7 @@ class DistributedLockAutoConfigurationTest {
 
         @Bean(destroyMethod = "close")
         RedisLockService ownLockService(StringRedisTemplate redis) {
-            return RedisLockService.builder(redis).keyPrefix("own-prefix").build();
+            return RedisLockService.builder(redis).keyPrefix("own-prefix").restartGrace(Duration.ZERO).build();
         }
     }
 

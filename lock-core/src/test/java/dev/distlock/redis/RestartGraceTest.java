@@ -1,0 +1,103 @@
+package dev.distlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
+import dev.distlock.RestartGraceException;
+import dev.distlock.test.Await;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+/** A Redis that restarted without its data grants nothing new until the restart grace has passed. */
+@RedisTest
+class RestartGraceTest {
+
+    private static final Duration GRACE = Duration.ofSeconds(3);
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.clients.close();
+    }
+
+    @Test
+    void aRedisRestartedWithoutItsDataGrantsNothingNewUntilTheGraceHasPassed() {
+        List<LockException> failures = new CopyOnWriteArrayList<>();
+        RedisLockService before = this.clients.service(b -> b.restartGrace(GRACE));
+        Await.until(Duration.ofSeconds(10), () -> uptimeSeconds() > GRACE.toSeconds() + 1, "past the first grace");
+        LockHandle held = before.acquire("job", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(2)));
+        assertThat(held.fencingToken()).isPositive();
+
+        this.redis.restart(); // empty: the lock held above is forgotten while its holder may still run
+        // a client that never saw the old process is held back too: Redis decides from its own uptime
+        RedisLockService after = this.clients.service(b -> b.restartGrace(GRACE).listener(new LockListener() {
+            @Override
+            public void acquireFailed(String key, String name, Duration waited, LockException failure) {
+                failures.add(failure);
+            }
+        }));
+        for (LockMode mode : LockMode.values()) {
+            assertThatThrownBy(() -> after.tryAcquire("job", LockOptions.defaults().withMode(mode)))
+                .as(mode.name()).isInstanceOfSatisfying(RestartGraceException.class,
+                        refused -> assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(GRACE.plusSeconds(1)));
+        }
+        assertThat(failures).hasSize(LockMode.values().length).allMatch(RestartGraceException.class::isInstance);
+        assertThat(this.redis.call("EXISTS", "distlock:{job}:lock")).as("nothing was granted").isEqualTo("0");
+
+        // a waiting acquisition waits through the grace, and Redis grants once its process is older than the grace
+        try (LockHandle granted = after.acquire("job", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
+            assertThat(uptimeSeconds()).as("granted only after the grace").isGreaterThanOrEqualTo(GRACE.toSeconds());
+            assertThat(granted.fencingToken()).as("tokens keep increasing").isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void aWaitThatEndsWithinTheGraceFailsWithTheGraceNotAsHeld() {
+        this.redis.restart();
+        RedisLockService locks = this.clients.service(b -> b.restartGrace(Duration.ofSeconds(30)));
+        assertThatThrownBy(() -> locks.acquire("job", LockOptions.defaults().withWaitTime(Duration.ofMillis(300))))
+            .isInstanceOf(RestartGraceException.class)
+            .hasMessageContaining("restart grace");
+    }
+
+    @Test
+    void onceTheGraceHasPassedGrantsNoLongerAskForTheUptime() {
+        RedisLockService locks = this.clients.service(b -> b.restartGrace(Duration.ofSeconds(1)));
+        Await.until(Duration.ofSeconds(10), () -> uptimeSeconds() >= 3, "past the grace");
+        locks.acquire("first").release(); // writes the marker
+        this.redis.call("CONFIG", "RESETSTAT");
+        for (int i = 0; i < 20; i++) {
+            locks.acquire("key:" + i).release();
+        }
+        assertThat(this.redis.call("INFO", "commandstats")).contains("cmdstat_evalsha").doesNotContain("cmdstat_info");
+        assertThat(this.redis.call("EXISTS", "distlock:restart-grace")).isEqualTo("1");
+    }
+
+    private long uptimeSeconds() {
+        String info = this.redis.call("INFO", "server");
+        int start = info.indexOf("uptime_in_seconds:") + "uptime_in_seconds:".length();
+        return Long.parseLong(info.substring(start, info.indexOf('\r', start)).trim());
+    }
+}
