@@ -48,14 +48,15 @@ class ReleaseUnderFaultsTest {
         Thread.currentThread().interrupt();
         try {
             lock.release();
-            later.releaseAfter(Duration.ofMillis(200));
+            later.releaseAfter(Duration.ofSeconds(10));
             assertThat(Thread.currentThread().isInterrupted()).as("the flag stays set").isTrue();
         }
         finally {
             Thread.interrupted();
         }
         assertThat(this.redis.call("HGET", "distlock:{job:1}:lock", "owner")).isNull();
-        assertThat(Long.parseLong(this.redis.call("PTTL", "distlock:{job:2}:lock"))).isBetween(1L, 200L);
+        // kept for the delay, not renewed for the 30 s watchdog lease (a wide delay for a loaded machine)
+        assertThat(Long.parseLong(this.redis.call("PTTL", "distlock:{job:2}:lock"))).isBetween(1L, 10_000L);
         assertThat(locks.renewingCount()).isZero();
     }
 
