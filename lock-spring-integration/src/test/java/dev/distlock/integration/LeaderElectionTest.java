@@ -50,8 +50,8 @@ class LeaderElectionTest {
 
     @Test
     void exactlyOneOfTwoNodesLeadsAndLeadershipMovesWhenTheLeadersServiceCloses() {
-        RedisLockService firstService = this.services.service(Duration.ofSeconds(1));
-        RedisLockService secondService = this.services.service(Duration.ofSeconds(1));
+        RedisLockService firstService = this.services.service(Duration.ofSeconds(3));
+        RedisLockService secondService = this.services.service(Duration.ofSeconds(3));
         LockRegistryLeaderInitiator first = initiator(firstService, "first");
         LockRegistryLeaderInitiator second = initiator(secondService, "second");
         first.start();
