@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
@@ -15,6 +16,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import redis.embedded.RedisServer;
 
 /**
@@ -29,7 +33,7 @@ public class EmbeddedRedisConfiguration {
 
     @Bean(destroyMethod = "stop")
     @Conditional(NoRedisConfigured.class)
-    RedisServer embeddedRedisServer() throws IOException {
+    RedisServer embeddedRedisServer(@Value("${distlock.key-prefix:distlock}") String keyPrefix) throws IOException {
         int port = freeLoopbackPort();
         RedisServer server = RedisServer.builder()
             .port(port)
@@ -38,8 +42,23 @@ public class EmbeddedRedisConfiguration {
             .setting("appendonly no")
             .build();
         server.start();
+        declareFresh(port, keyPrefix);
         logger.info("No Redis configured (spring.data.redis.*): started an embedded redis-server on 127.0.0.1:" + port);
         return server;
+    }
+
+    /**
+     * This Redis was started just now, empty, by this application: no lease granted before can be running, so it is
+     * declared fresh (the restart grace's marker) and grants locks at once instead of after the restart grace.
+     */
+    private static void declareFresh(int port, String keyPrefix) {
+        RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            connection.sync().set(keyPrefix + ":restart-grace", "1");
+        }
+        finally {
+            client.shutdown();
+        }
     }
 
     @Bean
