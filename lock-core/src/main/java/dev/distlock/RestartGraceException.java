@@ -3,10 +3,10 @@ package dev.distlock;
 import java.time.Duration;
 
 /**
- * Redis refused a new grant because its process is younger than the restart grace
- * ({@code RedisLockServiceBuilder.restartGrace}, {@code distlock.safety.restart-grace}): it may have restarted without the data of leases that
- * still run in their holders. Not "held by another owner". A waiting acquisition waits through the grace and throws
- * this only when its wait time ends first; {@code tryAcquire} throws it at once. Nothing was granted.
+ * Redis refused a new grant because its process is younger than the restart grace ({@code
+ * RedisLockServiceBuilder.restartGrace}, {@code distlock.safety.restart-grace}): it may have restarted without the data
+ * of leases that still run in their holders. Not "held by another owner". A waiting acquisition waits through the grace
+ * and throws this only when its wait time ends first; {@code tryAcquire} throws it at once. Nothing was granted.
  */
 public class RestartGraceException extends LockUnavailableException {
 

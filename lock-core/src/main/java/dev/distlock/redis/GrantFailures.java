@@ -62,7 +62,8 @@ final class GrantFailures {
      */
     LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, String leaseMillis) {
         undoLater();
-        return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock '" + this.hold.key() + "' but its "
+        return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock '" + this.hold.key()
+                + "' but its "
                 + "reply took " + replyTime.toMillis() + " ms, longer than the lease of " + leaseMillis + " ms: the "
                 + "grant was undone, since the lock may already belong to someone else");
     }

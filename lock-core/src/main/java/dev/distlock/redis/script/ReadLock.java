@@ -39,7 +39,8 @@ final class ReadLock extends LockType {
         return this.context.scripts()
             .runGrant(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
                     name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(),
-                    grant.leaseMillis(), this.context.tokenRetentionMillis(), grant.watchdogFlag(), grant.reentryFlag());
+                    grant.leaseMillis(), this.context.tokenRetentionMillis(), grant.watchdogFlag(),
+                    grant.reentryFlag());
     }
 
     @Override

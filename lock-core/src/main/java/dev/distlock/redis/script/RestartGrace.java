@@ -10,9 +10,10 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * than the grace grants no new lock, since it may have restarted without the data of leases that still run in their
  * holders. Redis decides from its own uptime, so a client that never saw the old process is held back too.
  *
+ *
  * <p>The scripts read {@code INFO server} only until the process is older than the grace; then they write a marker key
- * that lives as long as the process's data, so every later grant costs one {@code EXISTS}. On a Redis Cluster the marker
- * must be in the lock's slot: one marker per slot, named with a hash tag of that slot.
+ * that lives as long as the process's data, so every later grant costs one {@code EXISTS}. On a Redis Cluster the
+ * marker must be in the lock's slot: one marker per slot, named with a hash tag of that slot.
  */
 public final class RestartGrace {
 
