@@ -39,7 +39,8 @@ public final class DistributedLockAutoConfiguration {
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
             .tokenRetention(properties.getTokenRetention())
-            .shardingProxy(properties.isShardingProxy());
+            .shardingProxy(properties.isShardingProxy())
+            .logKeys(properties.isLogKeys());
         if (properties.getWaitStrategy() != null) {
             builder.waitStrategy(properties.getWaitStrategy());
         }

@@ -58,6 +58,12 @@ public class DistributedLockProperties implements Validator {
      */
     private boolean shardingProxy;
 
+    /**
+     * Whether log lines name a lock by its key; false logs only the lock's name, for keys that hold user ids or
+     * e-mail addresses. Exceptions and the locks endpoint still show keys.
+     */
+    private boolean logKeys = true;
+
     private final Watchdog watchdog = new Watchdog();
 
     private final Aspect aspect = new Aspect();
@@ -126,6 +132,14 @@ public class DistributedLockProperties implements Validator {
 
     public void setShardingProxy(boolean shardingProxy) {
         this.shardingProxy = shardingProxy;
+    }
+
+    public boolean isLogKeys() {
+        return this.logKeys;
+    }
+
+    public void setLogKeys(boolean logKeys) {
+        this.logKeys = logKeys;
     }
 
     public Watchdog getWatchdog() {
