@@ -29,7 +29,8 @@ class ConfigurationMetadataTest {
                 "distlock.verify-access-on-startup", "distlock.replica-acknowledgements.replicas",
                 "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
                 "distlock.quorum.username", "distlock.quorum.password", "distlock.wait-strategy",
-                "distlock.sharding-proxy", "management.health.distlock.enabled", "management.endpoint.locks.access",
+                "distlock.sharding-proxy", "distlock.log-keys", "distlock.metrics.max-names",
+                "distlock.metrics.key-names", "management.health.distlock.enabled", "management.endpoint.locks.access",
                 "management.endpoint.locks.cache.time-to-live", "distlock.shedlock.enabled",
                 "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
                 "distlock.lock-registry.cache-capacity");
@@ -43,6 +44,8 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
         assertThat(field(properties.get("distlock.quorum.node-timeout"), "defaultValue")).isEqualTo("200ms");
         assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");
+        assertThat(field(properties.get("distlock.log-keys"), "defaultValue")).isEqualTo("true");
+        assertThat(field(properties.get("distlock.metrics.max-names"), "defaultValue")).isEqualTo("100");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
         assertThat(field(properties.get("management.health.distlock.enabled"), "defaultValue")).isEqualTo("true");
