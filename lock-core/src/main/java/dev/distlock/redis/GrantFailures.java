@@ -45,6 +45,10 @@ final class GrantFailures {
      * the thread's flag left set.
      */
     LockException failed(DataAccessException cause) {
+        LockException refused = PermissionRefusals.during("acquiring", this.hold.key(), cause);
+        if (refused != null) {
+            return refused; // Redis answered: the script refused before writing (see the acquire scripts)
+        }
         boolean interrupted = Thread.currentThread().isInterrupted();
         if (interrupted || cause instanceof QueryTimeoutException) {
             undoLater();

@@ -7,6 +7,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 
 import dev.distlock.KeyText;
+import dev.distlock.LockException;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockListener;
 import dev.distlock.LockUnavailableException;
@@ -62,7 +63,9 @@ final class Releases implements RedisLockHandle.Releaser {
             reply = releaseWithRetries(hold, release);
         }
         catch (DataAccessException ex) {
-            LockUnavailableException failure = new LockUnavailableException(hold.key(), "Could not release lock "
+            LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
+            LockException failure = (refused != null) ? refused
+                    : new LockUnavailableException(hold.key(), "Could not release lock "
                     + KeyText.quote(hold.key()) + ": Redis did not answer; the lock stays until its lease runs out", ex);
             logger.warn(this.holds.logLine(failure, handle.name()), ex);
             Listeners.call(() -> this.listener.releaseFailed(handle, failure));

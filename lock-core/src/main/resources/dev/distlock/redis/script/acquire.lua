@@ -10,6 +10,14 @@
 -- ARGV[5]  '1' for a re-entry: granted only while this owner still holds the lock, never as a new grant
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
+-- A grant revoked while the app runs fails here, before the first write, never half-way (a hash without an expiry).
+if redis.acl_check_cmd then
+  for _, command in ipairs({'HSET', 'HSETNX', 'HINCRBY', 'PEXPIRE'}) do
+    if not redis.acl_check_cmd(command, KEYS[1], '0', '0') then
+      return redis.error_reply('NOPERM this user has no permissions to run the ' .. command .. ' command on the lock key')
+    end
+  end
+end
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[4] == '1'
