@@ -7,6 +7,6 @@ package dev.distlock;
 public class LockInterruptedException extends LockException {
 
     public LockInterruptedException(String key, InterruptedException cause) {
-        super(key, "Interrupted while waiting for lock '" + key + "'", cause);
+        super(key, "Interrupted while waiting for lock " + KeyText.quote(key), cause);
     }
 }

@@ -105,6 +105,10 @@ public final class LockOptions {
      * task or request object when a lock's handle moves between threads, or {@code new Object()} for a lock that
      * never re-enters.
      *
+     * <p>By design, threads of one service that pass equal owners share one reentrant hold and are inside the
+     * critical section together, so never pass a user id or other shared value as the owner. Owners of different
+     * services never share a lock: each service's owner token is its own random value.
+     *
      * @throws IllegalArgumentException when {@code owner} is null
      */
     public LockOptions withOwner(Object owner) {

@@ -9,7 +9,8 @@ public class LockTimeoutException extends LockException {
     private final Duration waited;
 
     public LockTimeoutException(String key, Duration waited) {
-        super(key, "Lock '" + key + "' is held by another owner; not acquired within " + readable(waited), null);
+        super(key, "Lock " + KeyText.quote(key) + " is held by another owner; not acquired within " + readable(waited),
+                null);
         this.waited = waited;
     }
 

@@ -149,7 +149,7 @@ public final class LockView implements Lock {
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
         if (Thread.interrupted()) {
-            throw new InterruptedException("interrupted before waiting for lock '" + this.key + "'");
+            throw new InterruptedException("interrupted before waiting for lock " + KeyText.quote(this.key));
         }
         if (time <= 0) {
             return tryLock();
@@ -181,7 +181,8 @@ public final class LockView implements Lock {
         Thread thread = Thread.currentThread();
         Deque<LockHandle> handles = this.holders.get(thread);
         if (handles == null) {
-            throw new IllegalMonitorStateException("Lock '" + this.key + "' is not held by thread " + thread.getName());
+            throw new IllegalMonitorStateException("Lock " + KeyText.quote(this.key) + " is not held by thread "
+                    + thread.getName());
         }
         LockHandle latest = handles.pop();
         if (handles.isEmpty()) {
@@ -219,7 +220,7 @@ public final class LockView implements Lock {
      */
     public long fencingToken() {
         return handle().orElseThrow(() -> new IllegalMonitorStateException(
-                "Lock '" + this.key + "' is not held by thread " + Thread.currentThread().getName()))
+                "Lock " + KeyText.quote(this.key) + " is not held by thread " + Thread.currentThread().getName()))
             .fencingToken();
     }
 
@@ -231,7 +232,7 @@ public final class LockView implements Lock {
         Deque<LockHandle> handles = this.holders.computeIfAbsent(Thread.currentThread(), thread -> new ArrayDeque<>());
         LockHandle latest = handles.peek();
         if (latest != null && latest.fencingToken() != handle.fencingToken()) {
-            logger.warn("Lock '" + this.key + "': the lease of thread " + Thread.currentThread().getName()
+            logger.warn("Lock " + KeyText.quote(this.key) + ": the lease of thread " + Thread.currentThread().getName()
                     + "'s earlier acquisitions (fencing token " + latest.fencingToken() + ") was lost; the lock was "
                     + "taken anew (fencing token " + handle.fencingToken() + ") and they are forgotten");
             for (LockHandle lost : handles) {

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.MultiLockHandle;
@@ -55,7 +56,8 @@ final class LockSet extends AbstractLockHandle implements MultiLockHandle {
                 return member;
             }
         }
-        throw new IllegalArgumentException("key '" + key + "' is not in the lock set " + this.key);
+        throw new IllegalArgumentException("key " + KeyText.quote(key) + " is not in the lock set "
+                + KeyText.escape(this.key));
     }
 
     @Override
@@ -111,7 +113,7 @@ final class LockSet extends AbstractLockHandle implements MultiLockHandle {
 
     private void memberLost(LockHandle member, LeaseLostException memberReason) {
         LeaseLostException reason = new LeaseLostException(this.key,
-                "Lock set " + this.key + " lost the lease of its member '" + member.key() + "': "
+                "Lock set " + this.key + " lost the lease of its member " + KeyText.quote(member.key()) + ": "
                         + memberReason.getMessage(),
                 memberReason);
         if (!this.lost.compareAndSet(null, reason)) {

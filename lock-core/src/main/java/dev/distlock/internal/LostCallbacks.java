@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
 
 /**
@@ -50,7 +51,7 @@ public final class LostCallbacks {
             callback.accept(reason);
         }
         catch (RuntimeException ex) {
-            logger.warn("Lease-lost callback for lock '" + reason.key() + "' failed", ex);
+            logger.warn("Lease-lost callback for lock " + KeyText.quote(reason.key()) + " failed", ex);
         }
     }
 }

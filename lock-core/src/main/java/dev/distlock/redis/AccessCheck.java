@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import java.util.List;
 import java.util.Map;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 import dev.distlock.LockMode;
@@ -28,10 +27,11 @@ public final class AccessCheck {
 
     /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
     static String requiredAcl(String prefix) {
-        return "~" + prefix + ":* &" + prefix + ":* +@connection +evalsha +eval +hget +hmget +hgetall +hset +hsetnx "
-                + "+hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +info +publish +subscribe +unsubscribe "
-                + "+spublish +ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem +zscore +zcard +zrank "
-                + "+zrange +zrangebyscore +zremrangebyscore";
+        return "~" + prefix + ":* &" + prefix + ":* +hello +ping +select +wait +client|setname +evalsha +eval +hget "
+                + "+hmget +hgetall +hset +hsetnx +hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +info "
+                + "+publish "
+                + "+subscribe +unsubscribe +spublish +ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem "
+                + "+zscore +zcard +zrank +zrange +zrangebyscore +zremrangebyscore";
     }
 
     /**
@@ -58,7 +58,12 @@ public final class AccessCheck {
             subscriptions.open();
         }
         catch (DataAccessException ex) {
-            String refusal = permissionRefusal(ex);
+            String refusal = PermissionRefusals.of(ex);
+            if (refusal != null && PermissionRefusals.ofChannel(refusal)) {
+                throw new IllegalStateException("The Redis user may not use the lock's release channels (" + refusal
+                        + "); Redis 7 grants no channel unless told (acl-pubsub-default resetchannels). Grant them "
+                        + "with: ACL SETUSER <user> &" + prefix + ":*", ex);
+            }
             if (refusal != null) {
                 throw new IllegalStateException("The Redis user may not run a command the lock needs (" + refusal
                         + "). Grant it with: ACL SETUSER <user> " + requiredAcl(prefix), ex);
@@ -66,16 +71,5 @@ public final class AccessCheck {
             throw new LockUnavailableException(PROBE_KEY,
                     "Redis could not be reached to check the lock's permissions: " + ex.getMessage(), ex);
         }
-    }
-
-    /** Redis's words when it refused for lack of permission (NOPERM, or a script's command refused), else null. */
-    private static @Nullable String permissionRefusal(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            String message = cause.getMessage();
-            if (message != null && (message.contains("NOPERM") || message.contains("can't run this command"))) {
-                return message;
-            }
-        }
-        return null;
     }
 }

@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
+import dev.distlock.KeyText;
 import dev.distlock.LeaseExpiredOnArrivalException;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockInterruptedException;
@@ -107,15 +108,16 @@ final class Acquisition {
         Hold current = this.engine.holds.get(this.holdKey);
         if (current != null && !current.isOver()) {
             if (!current.isValid()) {
-                this.engine.holds.lose(current, new LeaseLostException(this.key, "The lease of lock '" + this.key
-                        + "' ran out before its owner acquired it again"));
+                this.engine.holds.lose(current, new LeaseLostException(this.key, "The lease of lock "
+                        + KeyText.quote(this.key) + " ran out before its owner acquired it again"));
             }
             else if (current.open()) {
                 RedisLockHandle handle = grant(current, true);
                 if (handle != null) {
                     return handle;
                 }
-                this.engine.holds.lose(current, new LeaseLostException(this.key, "Lock '" + this.key + "' was no "
+                this.engine.holds.lose(current, new LeaseLostException(this.key, "Lock " + KeyText.quote(this.key)
+                        + " was no "
                         + "longer held by its owner when the owner acquired it again: the lease was lost meanwhile"));
             }
         }
@@ -136,7 +138,7 @@ final class Acquisition {
             while (true) {
                 if (this.engine.isClosed()) {
                     throw new IllegalStateException(
-                            "This LockService was closed while waiting for lock '" + this.key + "'");
+                            "This LockService was closed while waiting for lock " + KeyText.quote(this.key));
                 }
                 // before the attempt: a waiter that subscribes again now misses no release after the attempt
                 boolean subscribed = waiter.subscribed();
@@ -204,7 +206,8 @@ final class Acquisition {
                 }
             }
             catch (DataAccessException ex) {
-                logger.debug("Could not leave the waiters of lock '" + this.key + "'; the place lapses", ex);
+                logger.debug("Could not leave the waiters of lock " + KeyText.quote(this.key)
+                        + "; the place lapses", ex);
             }
         });
     }

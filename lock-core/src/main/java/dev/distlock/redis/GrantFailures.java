@@ -7,11 +7,13 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 
+import dev.distlock.KeyText;
 import dev.distlock.LeaseExpiredOnArrivalException;
 import dev.distlock.LockException;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.lease.LeaseHolder;
 import dev.distlock.redis.script.LockType;
 
 /**
@@ -43,6 +45,10 @@ final class GrantFailures {
      * the thread's flag left set.
      */
     LockException failed(DataAccessException cause) {
+        LockException refused = PermissionRefusals.during("acquiring", this.hold.key(), cause);
+        if (refused != null) {
+            return refused; // Redis answered: the script refused before writing (see the acquire scripts)
+        }
         boolean interrupted = Thread.currentThread().isInterrupted();
         if (interrupted || cause instanceof QueryTimeoutException) {
             undoLater();
@@ -53,7 +59,8 @@ final class GrantFailures {
             return new LockInterruptedException(this.hold.key(), interrupt);
         }
         return new LockUnavailableException(this.hold.key(),
-                "Redis could not be reached or did not answer while acquiring lock '" + this.hold.key() + "'", cause);
+                "Redis could not be reached or did not answer while acquiring lock "
+                        + KeyText.quote(this.hold.key()), cause);
     }
 
     /**
@@ -62,8 +69,9 @@ final class GrantFailures {
      */
     LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, String leaseMillis) {
         undoLater();
-        return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock '" + this.hold.key()
-                + "' but its "
+        return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock "
+                + KeyText.quote(this.hold.key())
+                + " but its "
                 + "reply took " + replyTime.toMillis() + " ms, longer than the lease of " + leaseMillis + " ms: the "
                 + "grant was undone, since the lock may already belong to someone else");
     }
@@ -71,14 +79,16 @@ final class GrantFailures {
     /** Too few replicas confirmed a grant: undone before the caller hears, since a failover could hand it on. */
     LockUnavailableException notReplicated(String shortfall) {
         LockUnavailableException failure = new LockUnavailableException(this.hold.key(),
-                "Lock '" + this.hold.key() + "' was granted but " + shortfall + "; the acquisition was undone");
+                "Lock " + KeyText.quote(this.hold.key()) + " was granted but " + shortfall
+                        + "; the acquisition was undone");
         try { // Redis answers (WAIT did)
             this.hold.type().release(this.hold, release());
         }
         catch (DataAccessException undoFailure) {
             failure.addSuppressed(undoFailure);
         }
-        logger.warn(failure.getMessage());
+        LeaseHolder first = this.hold.firstHandle();
+        logger.warn(this.engine.holds.logLine(failure, (first != null) ? first.name() : null));
         return failure;
     }
 
@@ -93,7 +103,8 @@ final class GrantFailures {
                 this.hold.type().release(this.hold, release);
             }
             catch (DataAccessException undoFailure) {
-                logger.debug("Could not undo an acquisition of lock '" + this.hold.key() + "'; it expires with its "
+                logger.debug("Could not undo an acquisition of lock " + KeyText.quote(this.hold.key())
+                        + "; it expires with its "
                         + "lease", undoFailure);
             }
         });

@@ -12,7 +12,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.HeldLock;
+import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockException;
 import dev.distlock.LockListener;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold.HoldKey;
@@ -31,8 +33,16 @@ final class Holds {
 
     private @Nullable LeaseWatchdog watchdog;
 
-    Holds(LockListener listener) {
+    private final boolean logKeys;
+
+    Holds(LockListener listener, boolean logKeys) {
         this.listener = listener;
+        this.logKeys = logKeys;
+    }
+
+    /** A failure's message as a log line: with the key, or with the lock's name instead (see logKeys). */
+    String logLine(LockException failure, @Nullable String name) {
+        return KeyText.forLog(failure.getMessage(), failure.key(), (name != null) ? name : "unnamed", this.logKeys);
     }
 
     /** The watchdog that renews these holds (it reports losses here, so it is built after). */
@@ -58,8 +68,8 @@ final class Holds {
     void lose(Hold hold, LeaseLostException reason) {
         forget(hold);
         if (hold.markLost(reason)) {
-            logger.warn(reason.getMessage());
             LeaseHolder first = hold.firstHandle();
+            logger.warn(logLine(reason, (first != null) ? first.name() : null));
             if (first != null) {
                 Listeners.call(() -> this.listener.leaseLost(first, reason));
             }

@@ -109,7 +109,7 @@ final class LockEngine {
                 : settings.watchdogLease.dividedBy(3);
         LeaseWatchdog.Batching batching = cluster ? LeaseWatchdog.Batching.BY_SLOT
                 : settings.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
-        this.holds = new Holds(settings.listener);
+        this.holds = new Holds(settings.listener, settings.logKeys);
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
                 settings.listener, this.holds::lose, this.replicaAcknowledgement);
         this.holds.watchedBy(this.watchdog);

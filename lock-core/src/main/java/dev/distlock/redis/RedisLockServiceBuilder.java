@@ -38,6 +38,8 @@ public final class RedisLockServiceBuilder {
 
     private @Nullable WaitStrategy waitStrategy;
 
+    boolean logKeys = true;
+
     boolean shardingProxy;
 
     LockListener listener = new LockListener() {
@@ -187,6 +189,15 @@ public final class RedisLockServiceBuilder {
     public RedisLockServiceBuilder evictionPolicyCheck(EvictionPolicyCheck evictionPolicyCheck) {
         requireNonNull(evictionPolicyCheck, "evictionPolicyCheck");
         this.evictionPolicyCheck = evictionPolicyCheck;
+        return this;
+    }
+
+    /**
+     * Whether log lines name a lock by its key (true, the default) or only by its {@linkplain LockOptions#withName
+     * name}, for keys that hold user ids or e-mail addresses. Exceptions given to the caller always hold the key.
+     */
+    public RedisLockServiceBuilder logKeys(boolean logKeys) {
+        this.logKeys = logKeys;
         return this;
     }
 

@@ -6,6 +6,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.DataAccessException;
 
+import dev.distlock.KeyText;
+import dev.distlock.LockException;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockListener;
 import dev.distlock.LockUnavailableException;
@@ -62,9 +64,12 @@ final class Releases implements RedisLockHandle.Releaser {
             reply = releaseWithRetries(hold, release);
         }
         catch (DataAccessException ex) {
-            LockUnavailableException failure = new LockUnavailableException(hold.key(), "Could not release lock '"
-                    + hold.key() + "': Redis did not answer; the lock stays until its lease runs out", ex);
-            logger.warn(failure.getMessage(), ex);
+            LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
+            LockException failure = (refused != null) ? refused
+                    : new LockUnavailableException(hold.key(), "Could not release lock "
+                    + KeyText.quote(hold.key())
+                    + ": Redis did not answer; the lock stays until its lease runs out", ex);
+            logger.warn(this.holds.logLine(failure, handle.name()), ex);
             Listeners.call(() -> this.listener.releaseFailed(handle, failure));
             throw failure;
         }
@@ -77,10 +82,11 @@ final class Releases implements RedisLockHandle.Releaser {
             return;
         }
         LeaseLostException lost = (reply == LockScripts.HELD_BY_ANOTHER)
-                ? new NotLockOwnerException(hold.key(), "Lock '" + hold.key() + "' is held by another owner: this "
+                ? new NotLockOwnerException(hold.key(), "Lock " + KeyText.quote(hold.key())
+                        + " is held by another owner: this "
                         + "holder's lease (fencing token " + handle.fencingToken() + ") was lost before release")
-                : new LeaseLostException(hold.key(), "Lock '" + hold.key()
-                        + "' was no longer held at release: its lease ran out before the holder released it");
+                : new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
+                        + " was no longer held at release: its lease ran out before the holder released it");
         this.holds.lose(hold, lost);
         Listeners.call(() -> this.listener.releaseFailed(handle, lost));
         throw lost;

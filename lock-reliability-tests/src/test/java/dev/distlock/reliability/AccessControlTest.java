@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.LockPermissionException;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisNodeConfig;
@@ -95,7 +96,7 @@ class AccessControlTest {
         RedisLockService locks = this.clients
             .service(this.clients.template(redis.port(), "readonly", "readonly-secret"), b -> b);
         assertThatThrownBy(locks::verifyAccess).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("can't run this command")
+            .hasMessageContaining("no permissions to run the HSET command")
             .hasMessageContaining("ACL SETUSER <user> ~distlock:* &distlock:*");
 
         redis.call("ACL", "SETUSER", "wrongprefix", "reset", "on", ">wrong-secret", "~other:*", "&other:*",
@@ -104,6 +105,63 @@ class AccessControlTest {
             .service(this.clients.template(redis.port(), "wrongprefix", "wrong-secret"), b -> b);
         assertThatThrownBy(elsewhere::verifyAccess).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("NOPERM");
+    }
+
+    @Test
+    void theDocumentedAclGrantsNoClientAdministration() {
+        RedisLockService admin = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b.keyPrefix("orders"));
+        redis.call(("ACL SETUSER narrow reset on >narrow-secret " + admin.requiredAcl()).split(" "));
+        assertThat(admin.requiredAcl()).doesNotContain("@connection");
+        // ACL DRYRUN asks Redis itself whether the user could run the command
+        for (String command : new String[] { "CLIENT PAUSE 1500", "CLIENT KILL USER default", "CLIENT NO-EVICT on" }) {
+            String[] dryRun = ("ACL DRYRUN narrow " + command).split(" ");
+            assertThat(redis.call(dryRun)).as(command).contains("no permissions");
+        }
+        RedisLockService narrow = this.clients.service(this.clients.template(redis.port(), "narrow", "narrow-secret"),
+                b -> b.keyPrefix("orders"));
+        narrow.verifyAccess();
+        narrow.acquire("narrow").release();
+    }
+
+    @Test
+    void aUserWithoutChannelPermissionFailsTheStartUpCheckNamingTheChannelGrant() {
+        RedisLockService admin = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b);
+        // as Redis 7's default acl-pubsub-default resetchannels makes a user created without '&distlock:*'
+        String acl = admin.requiredAcl().replace("&distlock:* ", "");
+        redis.call(("ACL SETUSER nochannel reset on >nochannel-secret resetchannels " + acl).split(" "));
+        RedisLockService locks = this.clients
+            .service(this.clients.template(redis.port(), "nochannel", "nochannel-secret"), b -> b);
+        assertThatThrownBy(locks::verifyAccess).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("channel")
+            .hasMessageContaining("ACL SETUSER <user> &distlock:*")
+            .hasMessageNotContaining("could not be reached");
+    }
+
+    @Test
+    void aCommandRevokedWhileRunningIsAPermissionErrorAndLeavesNoKeyWithoutExpiry() {
+        RedisLockService admin = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b.keyPrefix("revoked"));
+        redis.call(("ACL SETUSER revoked reset on >revoked-secret " + admin.requiredAcl()).split(" "));
+        RedisLockService locks = this.clients.service(
+                this.clients.template(redis.port(), "revoked", "revoked-secret"), b -> b.keyPrefix("revoked"));
+        locks.acquire("first").release();
+
+        redis.call("ACL", "SETUSER", "revoked", "-pexpire");
+        try {
+            assertThatThrownBy(() -> locks.acquire("second")).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("PEXPIRE")
+                .hasMessageNotContaining("could not be reached");
+            assertThat(redis.call("EXISTS", "revoked:{second}:lock")).as("no half-written lock").isEqualTo("0");
+
+            redis.call("ACL", "SETUSER", "revoked", "-evalsha", "-eval");
+            assertThatThrownBy(() -> locks.acquire("third")).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("evalsha");
+        }
+        finally {
+            redis.call("ACL", "DELUSER", "revoked");
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 
+import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
@@ -59,7 +60,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         catch (IllegalArgumentException ex) {
             throw new LockKeyException(locked.method(), locked.keyText(),
-                    "evaluated to '" + keys + "', which is not a valid lock key: " + ex.getMessage(), ex);
+                    "evaluated to " + KeyText.quote(keys.toString()) + ", which is not a valid lock key: "
+                            + ex.getMessage(), ex);
         }
         return proceedHolding(lock, locked, invocation);
     }

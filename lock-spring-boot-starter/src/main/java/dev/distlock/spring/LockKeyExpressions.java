@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.distlock.KeyText;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
@@ -150,7 +152,7 @@ final class LockKeyExpressions extends CachedExpressionEvaluator {
         String key = value.toString();
         if (key == null || key.isBlank()) {
             throw new LockKeyException(locked.method(), locked.keyText(),
-                    which + "evaluated to a blank text '" + key + "'", null);
+                    which + "evaluated to a blank text " + KeyText.quote(key), null);
         }
         return key;
     }

@@ -15,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
+import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockListener;
 import dev.distlock.LockUnavailableException;
@@ -186,8 +187,8 @@ public final class LeaseWatchdog {
                 count++;
             }
             else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock '" + hold.key()
-                        + "' was deleted or taken by another owner while held; the watchdog could not renew it"));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
+                        + " was deleted or taken by another owner while held; the watchdog could not renew it"));
             }
         }
         if (count > 0) {
@@ -203,8 +204,8 @@ public final class LeaseWatchdog {
                 continue;
             }
             if (sentNanos - hold.deadlineNanos() >= 0) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "The lease of lock '" + hold.key()
-                        + "' ran out while Redis could not be reached to renew it", cause));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "The lease of lock "
+                        + KeyText.quote(hold.key()) + " ran out while Redis could not be reached to renew it", cause));
                 continue;
             }
             LeaseHolder handle = hold.firstHandle();

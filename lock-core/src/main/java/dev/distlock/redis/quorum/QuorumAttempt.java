@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockMode;
@@ -76,7 +77,7 @@ final class QuorumAttempt {
                 TimeUnit.NANOSECONDS.sleep(Math.min(delay, remaining));
                 if (this.service.closed) {
                     throw new IllegalStateException(
-                            "This LockService was closed while waiting for lock '" + this.key + "'");
+                            "This LockService was closed while waiting for lock " + KeyText.quote(this.key));
                 }
             }
         }
@@ -137,7 +138,7 @@ final class QuorumAttempt {
             this.service.masters.releaseAll(granted);
         }
         if (granted.size() + refused < quorum) {
-            this.service.masters.requireQuorum(this.key, "Lock '" + this.key + "' cannot get a quorum",
+            this.service.masters.requireQuorum(this.key, "Lock " + KeyText.quote(this.key) + " cannot get a quorum",
                     answers);
         }
         return null;

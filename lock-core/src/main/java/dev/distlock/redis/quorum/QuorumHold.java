@@ -9,6 +9,7 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.KeyText;
 import dev.distlock.HeldLock;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
@@ -120,7 +121,8 @@ final class QuorumHold {
             return null;
         }
         String key = this.holdKey.key();
-        LeaseLostException quorumLost = new LeaseLostException(key, "Lock '" + key + "' lost its quorum: " + left
+        LeaseLostException quorumLost = new LeaseLostException(key, "Lock " + KeyText.quote(key)
+                + " lost its quorum: " + left
                 + " of its " + this.members.size() + " member locks are left, " + this.quorum + " needed; the last "
                 + "was lost on " + member.node() + ": " + memberReason.getMessage(), memberReason);
         this.lost = quorumLost;

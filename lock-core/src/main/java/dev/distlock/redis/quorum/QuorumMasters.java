@@ -16,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.AccessCheck;
@@ -98,7 +99,8 @@ final class QuorumMasters {
             member.release();
         }
         catch (RuntimeException ex) {
-            logger.debug("Could not release member lock '" + member.key() + "'; it expires with its lease", ex);
+            logger.debug("Could not release member lock " + KeyText.quote(member.key())
+                    + "; it expires with its lease", ex);
         }
     }
 

@@ -9,6 +9,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockException;
 import dev.distlock.LockListener;
@@ -79,10 +80,12 @@ final class QuorumParts {
         String counts = "released on " + released + " of its " + handle.members.size() + " masters, " + quorum
                 + " needed";
         LockException failure = (released + unreachable >= quorum && !handle.isLost())
-                ? new LockUnavailableException(handle.key(), "Could not release lock '" + handle.key() + "' on "
+                ? new LockUnavailableException(handle.key(), "Could not release lock " + KeyText.quote(handle.key())
+                        + " on "
                         + "enough Redis masters (" + counts + "); the rest expires at the end of its lease",
                         failures.get(0))
-                : new LeaseLostException(handle.key(), "Lock '" + handle.key() + "' was no longer held by a quorum "
+                : new LeaseLostException(handle.key(), "Lock " + KeyText.quote(handle.key())
+                        + " was no longer held by a quorum "
                         + "of Redis masters at release (" + counts + "): its lease was lost", failures.get(0));
         failures.subList(1, failures.size()).forEach(failure::addSuppressed);
         if (failure instanceof LockUnavailableException) {

@@ -1,5 +1,6 @@
 package dev.distlock.redis.script;
 
+import dev.distlock.KeyText;
 import dev.distlock.LockService;
 
 /**
@@ -21,7 +22,7 @@ public final class LockKeys {
         }
         if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0 || hasControlCharacter(prefix)) {
             throw new IllegalArgumentException(
-                    "keyPrefix must not contain braces or control characters, but was '" + prefix + "'");
+                    "keyPrefix must not contain braces or control characters, but was " + KeyText.quote(prefix));
         }
         return prefix;
     }
@@ -40,7 +41,8 @@ public final class LockKeys {
         }
         if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0) {
             throw new IllegalArgumentException(
-                    "key must not contain braces (they are reserved for the Redis Cluster hash tag): '" + key + "'");
+                    "key must not contain braces (they are reserved for the Redis Cluster hash tag): "
+                            + KeyText.quote(key));
         }
         if (hasControlCharacter(key)) {
             throw new IllegalArgumentException("key must not contain control characters such as newlines");

@@ -11,6 +11,14 @@
 -- KEYS[2]  the restart grace marker (see restartGraceLeft); ARGV[6] the restart grace in ms, 0 for none
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
+-- A grant revoked while the app runs fails here, before the first write, never half-way (a hash without an expiry).
+if redis.acl_check_cmd then
+  for _, command in ipairs({'HSET', 'HSETNX', 'HINCRBY', 'PEXPIRE'}) do
+    if not redis.acl_check_cmd(command, KEYS[1], '0', '0') then
+      return redis.error_reply('NOPERM this user has no permissions to run the ' .. command .. ' command on the lock key')
+    end
+  end
+end
 -- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
 -- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
 -- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a

@@ -40,7 +40,8 @@ public final class DistributedLockAutoConfiguration {
             .watchdogLease(properties.getWatchdog().getLease())
             .restartGrace(safety.getRestartGrace())
             .evictionPolicyCheck(safety.getEvictionPolicyCheck())
-            .shardingProxy(properties.isShardingProxy());
+            .shardingProxy(properties.isShardingProxy())
+            .logKeys(properties.isLogKeys());
         if (properties.getTokenRetention() != null) {
             builder.tokenRetention(properties.getTokenRetention());
         }

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import dev.distlock.LockInspection;
@@ -26,12 +27,13 @@ import dev.distlock.spring.micrometer.LockMetrics;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LockMetricsProperties.class)
 public final class DistributedLockMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockMetrics distributedLockMetrics(MeterRegistry registry) {
-        return new LockMetrics(registry);
+    LockMetrics distributedLockMetrics(MeterRegistry registry, LockMetricsProperties properties) {
+        return new LockMetrics(registry, properties.names());
     }
 
     @Bean

@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 
@@ -25,13 +26,15 @@ import dev.distlock.spring.micrometer.ObservedLockService;
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBean(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LockMetricsProperties.class)
 public final class DistributedLockObservationAutoConfiguration {
 
     @Bean
     @Primary
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(RedisLockService.class)
-    ObservedLockService observedLockService(RedisLockService lockService, ObservationRegistry registry) {
-        return new ObservedLockService(lockService, registry);
+    ObservedLockService observedLockService(RedisLockService lockService, ObservationRegistry registry,
+            LockMetricsProperties properties) {
+        return new ObservedLockService(lockService, registry, properties.names());
     }
 }

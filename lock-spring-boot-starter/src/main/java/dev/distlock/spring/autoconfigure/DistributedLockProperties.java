@@ -61,6 +61,12 @@ public class DistributedLockProperties implements Validator {
      */
     private boolean shardingProxy;
 
+    /**
+     * Whether log lines name a lock by its key; false logs only the lock's name, for keys that hold user ids or
+     * e-mail addresses. Exceptions and the locks endpoint still show keys.
+     */
+    private boolean logKeys = true;
+
     private final Watchdog watchdog = new Watchdog();
 
     private final Aspect aspect = new Aspect();
@@ -129,6 +135,14 @@ public class DistributedLockProperties implements Validator {
 
     public void setShardingProxy(boolean shardingProxy) {
         this.shardingProxy = shardingProxy;
+    }
+
+    public boolean isLogKeys() {
+        return this.logKeys;
+    }
+
+    public void setLogKeys(boolean logKeys) {
+        this.logKeys = logKeys;
     }
 
     public Watchdog getWatchdog() {
@@ -282,7 +296,8 @@ public class DistributedLockProperties implements Validator {
 
         void validate(Errors errors) {
             if (this.replicas < 0) {
-                reject(errors, "replicaAcknowledgements.replicas", "must be zero or positive, but was " + this.replicas);
+                reject(errors, "replicaAcknowledgements.replicas", "must be zero or positive, but was "
+                        + this.replicas);
             }
             if (this.timeout == null || this.timeout.compareTo(Duration.ofMillis(1)) < 0
                     || this.timeout.compareTo(Duration.ofMinutes(1)) > 0) {

@@ -16,7 +16,8 @@ import dev.distlock.LockListener;
 
 /**
  * Records lock events as Micrometer meters. Every meter is tagged with the lock's {@linkplain LockHandle#name() name}
- * (never its key, which may hold user ids), except the renewal counter, which counts batches across locks:
+ * (never its key, which may hold user ids), bounded by {@link MetricNames}: declared names, at most 100 distinct values
+ * by default, the rest counted as {@code other}. The renewal counter, which counts batches across locks, has no name:
  * <ul>
  * <li>{@value #ACQUIRE_ATTEMPTS} (counter) and {@value #ACQUIRE_WAIT} (timer, the time spent acquiring), tagged
  * {@code name} and {@code outcome}: {@code acquired}, {@code timed_out} (held by another owner until the wait ended,
@@ -52,9 +53,17 @@ public final class LockMetrics implements LockListener {
 
     private final MeterRegistry registry;
 
-    /** Records into the given registry. */
+    private final MetricNames names;
+
+    /** Records into the given registry, tagged with declared names only (see {@link MetricNames}). */
     public LockMetrics(MeterRegistry registry) {
+        this(registry, new MetricNames());
+    }
+
+    /** Records into the given registry, with {@code name} tag values bounded by {@code names}. */
+    public LockMetrics(MeterRegistry registry, MetricNames names) {
         this.registry = registry;
+        this.names = names;
     }
 
     /** Binds the {@value #LOCKS_HELD} gauge: the number of {@link LockInspection#heldLocks()}. */
@@ -66,24 +75,24 @@ public final class LockMetrics implements LockListener {
 
     @Override
     public void acquired(LockHandle lock, Duration waited) {
-        attempt(lock.name(), LockOutcome.ACQUIRED, waited);
+        attempt(this.names.of(lock.key(), lock.name()), LockOutcome.ACQUIRED, waited);
     }
 
     @Override
     public void notAcquired(String key, String name, Duration waited) {
-        attempt(name, LockOutcome.TIMED_OUT, waited);
+        attempt(this.names.of(key, name), LockOutcome.TIMED_OUT, waited);
     }
 
     @Override
     public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-        attempt(name, LockOutcome.of(reason), waited);
+        attempt(this.names.of(key, name), LockOutcome.of(reason), waited);
     }
 
     @Override
     public void released(LockHandle lock, Duration held) {
         Timer.builder(HOLD)
             .description("How long locks were held, recorded at release")
-            .tag("name", lock.name())
+            .tag("name", this.names.of(lock.key(), lock.name()))
             .register(this.registry)
             .record(held);
     }
@@ -102,7 +111,7 @@ public final class LockMetrics implements LockListener {
     public void leaseLost(LockHandle lock, LeaseLostException reason) {
         Counter.builder(LEASES_LOST)
             .description("Leases lost while held: the lock was taken or deleted, or Redis was unreachable too long")
-            .tag("name", lock.name())
+            .tag("name", this.names.of(lock.key(), lock.name()))
             .register(this.registry)
             .increment();
     }

@@ -50,24 +50,32 @@ public final class ObservedLockService implements LockService {
 
     private final ObservationRegistry registry;
 
-    /** Observes the locks of {@code lockService}. */
+    private final MetricNames names;
+
+    /** Observes the locks of {@code lockService}, named by declared names only (see {@link MetricNames}). */
     public ObservedLockService(LockService lockService, ObservationRegistry registry) {
+        this(lockService, registry, new MetricNames());
+    }
+
+    /** Observes the locks of {@code lockService}, with {@code distlock.name} values bounded by {@code names}. */
+    public ObservedLockService(LockService lockService, ObservationRegistry registry, MetricNames names) {
         this.lockService = lockService;
         this.registry = registry;
+        this.names = names;
     }
 
     @Override
     public LockHandle acquire(String key, LockOptions options) {
         String name = name(key, options);
         LockHandle lock = acquiring(name, options, () -> this.lockService.acquire(key, options), held -> true);
-        return observeHolding(lock, options);
+        return observeHolding(lock, name, options);
     }
 
     @Override
     public Optional<LockHandle> tryAcquire(String key, LockOptions options) {
         String name = name(key, options);
         return acquiring(name, options, () -> this.lockService.tryAcquire(key, options), Optional::isPresent)
-            .map(lock -> observeHolding(lock, options));
+            .map(lock -> observeHolding(lock, name, options));
     }
 
     @Override
@@ -81,14 +89,14 @@ public final class ObservedLockService implements LockService {
         String name = setName(keys, options);
         MultiLockHandle locks = acquiring(name, options, () -> this.lockService.acquireAll(keys, options),
                 held -> true);
-        return (MultiLockHandle) observeHolding(locks, options);
+        return (MultiLockHandle) observeHolding(locks, name, options);
     }
 
     @Override
     public Optional<MultiLockHandle> tryAcquireAll(Collection<String> keys, LockOptions options) {
         String name = setName(keys, options);
         return acquiring(name, options, () -> this.lockService.tryAcquireAll(keys, options), Optional::isPresent)
-            .map(locks -> (MultiLockHandle) observeHolding(locks, options));
+            .map(locks -> (MultiLockHandle) observeHolding(locks, name, options));
     }
 
     @Override
@@ -123,10 +131,10 @@ public final class ObservedLockService implements LockService {
     }
 
     /** Starts the {@value #LOCKED} observation of a granted lock, stopped by the returned handle's release. */
-    private ObservedLockHandle observeHolding(LockHandle lock, LockOptions options) {
+    private ObservedLockHandle observeHolding(LockHandle lock, String name, LockOptions options) {
         Observation observation = Observation.createNotStarted(LOCKED, this.registry)
-            .contextualName("locked " + lock.name())
-            .lowCardinalityKeyValue("distlock.name", lock.name())
+            .contextualName("locked " + name)
+            .lowCardinalityKeyValue("distlock.name", name)
             .lowCardinalityKeyValue("distlock.mode", mode(options))
             .highCardinalityKeyValue("distlock.fencing.token", Long.toString(lock.fencingToken()))
             .start();
@@ -160,17 +168,17 @@ public final class ObservedLockService implements LockService {
     }
 
     /** The lock's name; bad input gets a placeholder here and its exception from the lock service. */
-    private static String name(@Nullable String key, @Nullable LockOptions options) {
-        if (key == null) {
-            return UNNAMED;
+    private String name(@Nullable String key, @Nullable LockOptions options) {
+        if (options != null && options.name() != null) {
+            return this.names.declared(options.name());
         }
-        return (options != null) ? options.nameFor(key) : LockOptions.defaults().nameFor(key);
+        return (key == null) ? UNNAMED : this.names.of(key, LockOptions.defaults().nameFor(key));
     }
 
     /** The name a {@link MultiLockHandle} of these keys will have (see there). */
-    private static String setName(@Nullable Collection<String> keys, @Nullable LockOptions options) {
+    private String setName(@Nullable Collection<String> keys, @Nullable LockOptions options) {
         if (options != null && options.name() != null) {
-            return options.name();
+            return this.names.declared(options.name());
         }
         if (keys == null) {
             return UNNAMED;
@@ -181,7 +189,7 @@ public final class ObservedLockService implements LockService {
             .map(key -> name(key, options))
             .distinct()
             .collect(Collectors.joining("+"));
-        return names.isEmpty() ? UNNAMED : names;
+        return names.isEmpty() ? UNNAMED : this.names.declared(names);
     }
 
     private static String mode(@Nullable LockOptions options) {

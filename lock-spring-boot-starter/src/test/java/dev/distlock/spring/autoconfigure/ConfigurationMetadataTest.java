@@ -30,6 +30,7 @@ class ConfigurationMetadataTest {
                 "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
                 "distlock.quorum.username", "distlock.quorum.password", "distlock.wait-strategy",
                 "distlock.sharding-proxy", "distlock.web.problem-details", "distlock.web.retry-after",
+                "distlock.log-keys", "distlock.metrics.max-names", "distlock.metrics.key-names",
                 "management.health.distlock.enabled", "management.endpoint.locks.access",
                 "management.endpoint.locks.cache.time-to-live", "distlock.shedlock.enabled",
                 "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
@@ -50,6 +51,8 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");
         assertThat(field(properties.get("distlock.web.problem-details"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.web.retry-after"), "defaultValue")).isEqualTo("1s");
+        assertThat(field(properties.get("distlock.log-keys"), "defaultValue")).isEqualTo("true");
+        assertThat(field(properties.get("distlock.metrics.max-names"), "defaultValue")).isEqualTo("100");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));
         assertThat(field(properties.get("management.health.distlock.enabled"), "defaultValue")).isEqualTo("true");

@@ -50,7 +50,7 @@ class LockMetricsTest {
             .withBean(SimpleMeterRegistry.class)
             .withUserConfiguration(Beans.class)
             .withPropertyValues("spring.data.redis.timeout=300ms", "distlock.watchdog.lease=1500ms",
-                    "distlock.watchdog.renewal-interval=100ms");
+                    "distlock.watchdog.renewal-interval=100ms", "distlock.metrics.key-names=stock,user,cart");
     }
 
     @Test
@@ -125,6 +125,37 @@ class LockMetricsTest {
             assertThat(waits(meters, "stock", "redis_error").count()).isEqualTo(1);
             assertNoKeyInAnyTag(meters);
         });
+    }
+
+    @Test
+    void callersWhoControlKeysCannotAddMetersAndDeclaredNamesAreCapped(RedisNode redis) {
+        runner(redis).withPropertyValues("distlock.metrics.max-names=5").run(context -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            LockService locks = context.getBean(LockService.class);
+            for (int i = 0; i < 200; i++) {
+                locks.acquire(letters(i) + ":cart").release(); // "<id>:cart": the first part is the caller's
+            }
+            for (int i = 0; i < 20; i++) {
+                locks.acquire("job:" + i, LockOptions.defaults().withName("job-" + letters(i))).release();
+            }
+
+            assertThat(attempts(meters, "unnamed", "acquired")).isEqualTo(200);
+            assertThat(attempts(meters, "other", "acquired")).isEqualTo(15);
+            assertThat(meters.find(LockMetrics.ACQUIRE_ATTEMPTS).counters()).hasSize(1 + 5 + 1);
+            assertThat(meters.getMeters()).hasSizeLessThan(30);
+        });
+    }
+
+    /** A letters-only id, as a user name would be: 0 is "a", 26 is "ba". */
+    private static String letters(int number) {
+        StringBuilder text = new StringBuilder();
+        int rest = number;
+        do {
+            text.insert(0, (char) ('a' + rest % 26));
+            rest /= 26;
+        }
+        while (rest > 0);
+        return "id" + text;
     }
 
     private static double attempts(MeterRegistry meters, String name, String outcome) {

@@ -39,7 +39,8 @@ class LockObservationTest {
     private static ApplicationContextRunner runner(RedisNode redis) {
         return LockContexts.runner(redis)
             .withConfiguration(AutoConfigurations.of(DistributedLockObservationAutoConfiguration.class))
-            .withUserConfiguration(Beans.class);
+            .withUserConfiguration(Beans.class)
+            .withPropertyValues("distlock.metrics.key-names=account,stock,job");
     }
 
     @Test
