@@ -59,6 +59,9 @@ public final class AccessCheck {
         }
         catch (DataAccessException ex) {
             String refusal = PermissionRefusals.of(ex);
+            if (refusal != null && PermissionRefusals.ofCredentials(refusal)) { // the caller names the property
+                throw new LockUnavailableException(PROBE_KEY, "Redis refused the credentials: " + refusal, ex);
+            }
             if (refusal != null && PermissionRefusals.ofChannel(refusal)) {
                 throw new IllegalStateException("The Redis user may not use the lock's release channels (" + refusal
                         + "); Redis 7 grants no channel unless told (acl-pubsub-default resetchannels). Grant them "

@@ -28,6 +28,11 @@ final class PermissionRefusals {
         return null;
     }
 
+    /** Whether Redis refused the credentials (a wrong password, an unknown user, none given), not a grant. */
+    static boolean ofCredentials(String refusal) {
+        return refusal.contains("WRONGPASS") || refusal.contains("NOAUTH");
+    }
+
     /** Whether the refusal was of a pub/sub channel, which the {@code &} rules of an ACL grant. */
     static boolean ofChannel(String refusal) {
         return refusal.contains("channel");
