@@ -202,7 +202,7 @@ class LockViewTest {
 
     @Test
     void aLeaseThatRanOutWhileHeldIsForgottenByTheNextLock() {
-        LockView lock = LockView.of(this.locks, "stock:8", LockOptions.defaults().withLeaseTime(Duration.ofMillis(100)));
+        LockView lock = LockView.of(this.locks, "stock:8", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(1)));
         lock.lock();
         long first = lock.fencingToken();
         await(() -> !lock.isHeldByCurrentThread(), "the lease runs out here");
