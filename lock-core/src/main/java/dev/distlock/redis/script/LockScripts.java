@@ -36,6 +36,12 @@ public final class LockScripts {
     /** This owner's last hold ended but the lock stays held by others (a reader among readers): nobody to wake. */
     static final long FREED_QUIETLY = 3;
 
+    /** What {@link #handOff} answers when the owner has other holds: nothing was handed off. */
+    public static final long OTHER_HOLDS_REMAIN = -3;
+
+    /** What {@link #handOff} answers at the end of a run of hand-offs when others wait: nothing was handed off. */
+    public static final long OTHERS_WAIT = -4;
+
     /** What the renewal scripts answer per lock: the lease was extended. */
     public static final int RENEWED = 1;
 
@@ -50,6 +56,8 @@ public final class LockScripts {
     private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
 
     private final RedisScript<Long> release = load("release.lua", Long.class);
+
+    private final RedisScript<Long> handOff = load("handoff.lua", Long.class);
 
     @SuppressWarnings("rawtypes")
     private final RedisScript<List> renew = load("renew.lua", List.class);
@@ -76,7 +84,19 @@ public final class LockScripts {
      */
     long acquire(String lockHash, String ownerToken, LockType.Grant grant) {
         return run(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
-                grant.watchdogFlag(), grant.reentryFlag());
+                grant.watchdogFlag(), grant.reentryFlag(), grant.waitingFlag());
+    }
+
+    /**
+     * Runs handoff.lua: the releasing owner's last hold ends and the new owner's grant starts in one call. Returns the
+     * new fencing token ({@code > 0}), or one of {@link #ALREADY_RELEASED}, {@link #HELD_BY_ANOTHER}, {@link #NOT_HELD},
+     * {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
+     */
+    long handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
+            LockType.Grant grant, boolean lastOfRun) {
+        return run(this.handOff, List.of(lockHash), ownerToken, release.holdId(),
+                Long.toString(release.fencingToken()), newOwnerToken, grant.holdId(), grant.leaseMillis(),
+                grant.watchdogFlag(), lastOfRun ? "1" : "0");
     }
 
     /**

@@ -8,6 +8,8 @@
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  '1' when the watchdog renews this acquisition, '0' for a fixed lease
 -- ARGV[5]  '1' for a re-entry: granted only while this owner still holds the lock, never as a new grant
+-- ARGV[6]  '1' when the caller waits if refused: a refusal then sets 'waiting', so that a process handing the lock
+--          on among its own waiters (handoff.lua) knows that others wait
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
 local owner = redis.call('HGET', KEYS[1], 'owner')
@@ -35,6 +37,9 @@ if ARGV[5] == '1' then
   return 0
 end
 if owner then
+  if ARGV[6] == '1' then
+    redis.call('HSET', KEYS[1], 'waiting', 1)
+  end
   return -1 - redis.call('PTTL', KEYS[1])
 end
 -- A new grant. The token is the Redis clock in microseconds, or one more than the last token if that is higher, so it

@@ -1,0 +1,293 @@
+package dev.distlock.redis;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.wakeup.Waiter;
+
+/**
+ * The waiters of one service for one exclusive lock, in arrival order, and the service's own holder of it. Only the
+ * first waiter competes in Redis, and only while no holder of this service has the lock: a local holder hands the lock
+ * on at release ({@link HandOffs}). A run of hand-offs is bounded: at its end, when waiters elsewhere were refused,
+ * the lock is freed for them and the local waiters hold back for {@link #YIELD_NANOS}.
+ */
+final class LocalQueue {
+
+    /** How long local waiters leave a lock to others after a run of hand-offs ended because others wait. */
+    static final long YIELD_NANOS = 5_000_000;
+
+    final String key;
+
+    private final ArrayDeque<Turn> turns = new ArrayDeque<>(); // guarded by this
+
+    /** The service's holder of the lock, as last granted; null when none. */
+    private @Nullable Hold holder; // guarded by this
+
+    private int users; // guarded by this
+
+    private boolean closed; // guarded by this
+
+    private int runLength; // guarded by this
+
+    private long runStartNanos; // guarded by this
+
+    private long yieldUntilNanos; // guarded by this
+
+    LocalQueue(String key) {
+        this.key = key;
+    }
+
+    synchronized boolean enter() {
+        if (this.closed) {
+            return false;
+        }
+        this.users++;
+        return true;
+    }
+
+    /** @return whether the queue closed: nobody uses it and nobody of the service holds the lock */
+    synchronized boolean exit() {
+        this.users--;
+        return closeIfUnused();
+    }
+
+    private boolean closeIfUnused() {
+        if (this.users == 0 && this.holder == null) {
+            this.closed = true;
+        }
+        return this.closed;
+    }
+
+    /** Whether a newcomer should queue without asking Redis: others wait, a local holder has it, or we yield. */
+    synchronized boolean busy() {
+        return !this.turns.isEmpty() || locallyHeld() || yielding();
+    }
+
+    /** Whether the first waiter should leave Redis alone now, since the lock is this service's or others' turn. */
+    synchronized long holdBackNanos() {
+        if (yielding()) {
+            return this.yieldUntilNanos - System.nanoTime();
+        }
+        if (locallyHeld()) {
+            Hold current = this.holder;
+            return Math.max(1, current.deadlineNanos() - System.nanoTime());
+        }
+        return 0;
+    }
+
+    private boolean locallyHeld() {
+        Hold current = this.holder;
+        return current != null && current.isValid() && !current.isOver();
+    }
+
+    private boolean yielding() {
+        return this.yieldUntilNanos != 0 && this.yieldUntilNanos - System.nanoTime() > 0;
+    }
+
+    synchronized void join(Turn turn) {
+        this.turns.addLast(turn);
+    }
+
+    synchronized boolean isFirst(Turn turn) {
+        return this.turns.peekFirst() == turn;
+    }
+
+    /** Takes a turn out of the queue; the next one, if it became first, is woken to compete in Redis. */
+    void remove(Turn turn) {
+        Turn next = null;
+        synchronized (this) {
+            boolean first = this.turns.peekFirst() == turn;
+            this.turns.remove(turn);
+            if (first) {
+                next = this.turns.peekFirst();
+            }
+        }
+        if (next != null) {
+            next.wake();
+        }
+    }
+
+    /** A new grant of this service. */
+    synchronized void held(Hold hold) {
+        this.holder = hold;
+    }
+
+    /** The holder's last hold ended without a hand-off: the run ends. @return whether the queue closed */
+    synchronized boolean released(Hold hold) {
+        if (this.holder == hold) {
+            this.holder = null;
+            this.runLength = 0;
+        }
+        return closeIfUnused();
+    }
+
+    /**
+     * Claims the first waiter that can take the lock from {@code releasing} (not the same owner, not in the middle
+     * of its own Redis attempt), taking it out of the queue.
+     */
+    @Nullable Turn claim(Hold releasing) {
+        Turn claimed = null;
+        Turn next = null;
+        synchronized (this) {
+            Turn first = this.turns.peekFirst();
+            for (Iterator<Turn> it = this.turns.iterator(); it.hasNext();) {
+                Turn turn = it.next();
+                if (!turn.hold.holdKey().owner().equals(releasing.holdKey().owner()) && turn.claim()) {
+                    it.remove();
+                    claimed = turn;
+                    break;
+                }
+            }
+            if (claimed != null && claimed == first) {
+                next = this.turns.peekFirst();
+            }
+        }
+        if (next != null) {
+            next.wake();
+        }
+        return claimed;
+    }
+
+    /** A hand-off to {@code turn} did not happen: it goes back to the front, to wait on. */
+    void giveBack(Turn turn, boolean tokenSpoilt) {
+        synchronized (this) {
+            this.turns.addFirst(turn);
+        }
+        turn.notHanded(tokenSpoilt);
+    }
+
+    /** Whether the run of hand-offs reached its bound, so that the next goes only if nobody else waits. */
+    synchronized boolean runAtBound(int maxRun, long maxRunNanos) {
+        return this.runLength >= maxRun || (this.runLength > 0 && System.nanoTime() - this.runStartNanos >= maxRunNanos);
+    }
+
+    /** The lock went to {@code next}; {@code othersWait}: false restarts the run (nobody else to starve). */
+    synchronized void handedOff(Hold next, boolean restartRun) {
+        this.holder = next;
+        if (this.runLength == 0 || restartRun) {
+            this.runLength = 0;
+            this.runStartNanos = System.nanoTime();
+        }
+        this.runLength++;
+    }
+
+    /** A run ended because others wait: the lock is freed for them and local waiters hold back a moment. */
+    synchronized void yieldToOthers(Hold releasing) {
+        this.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
+        released(releasing);
+    }
+
+    /**
+     * One waiting call's place. States: idle (waiting), attempting (its own Redis attempt), claimed (a releasing
+     * holder is handing the lock to it), handed (it holds the lock: {@link #handle}), gone (it gave up).
+     */
+    static final class Turn {
+
+        static final int IDLE = 0;
+
+        static final int ATTEMPTING = 1;
+
+        static final int CLAIMED = 2;
+
+        static final int HANDED = 3;
+
+        static final int GONE = 4;
+
+        final Hold hold;
+
+        final String name;
+
+        final String leaseMillis;
+
+        final long leaseNanos;
+
+        final boolean watchdog;
+
+        final Thread thread = Thread.currentThread();
+
+        private final AtomicInteger state = new AtomicInteger(IDLE);
+
+        /** Set when the waiter competes in Redis, so that a hand-off can wake it from its wait for a release. */
+        volatile @Nullable Waiter waiter;
+
+        private volatile @Nullable RedisLockHandle handle;
+
+        /** A hand-off failed with its outcome unknown: the waiter takes a new owner token. */
+        volatile boolean tokenSpoilt;
+
+        Turn(Hold hold, String name, String leaseMillis, long leaseNanos, boolean watchdog) {
+            this.hold = hold;
+            this.name = name;
+            this.leaseMillis = leaseMillis;
+            this.leaseNanos = leaseNanos;
+            this.watchdog = watchdog;
+        }
+
+        private boolean claim() {
+            return this.state.compareAndSet(IDLE, CLAIMED);
+        }
+
+        /** Before its own Redis attempt; false when a hand-off is under way. */
+        boolean startAttempt() {
+            return this.state.compareAndSet(IDLE, ATTEMPTING);
+        }
+
+        void endAttempt() {
+            this.state.compareAndSet(ATTEMPTING, IDLE);
+        }
+
+        boolean claimed() {
+            return this.state.get() == CLAIMED;
+        }
+
+        /** The handed-off lock, once. */
+        @Nullable RedisLockHandle handedOff() {
+            return (this.state.get() == HANDED) ? this.handle : null;
+        }
+
+        void handed(RedisLockHandle granted) {
+            this.handle = granted;
+            this.state.set(HANDED);
+            wake();
+        }
+
+        private void notHanded(boolean spoilt) {
+            this.tokenSpoilt |= spoilt;
+            this.state.set(IDLE);
+            wake();
+        }
+
+        /**
+         * Gives up the turn; when a hand-off is under way, waits for its outcome.
+         *
+         * @return the handed-off lock, when it came first
+         */
+        @Nullable RedisLockHandle giveUp() {
+            while (true) {
+                int now = this.state.get();
+                if (now == HANDED) {
+                    return this.handle;
+                }
+                if (now == CLAIMED) {
+                    LockSupport.parkNanos(this, 100_000); // the hand-off's script call is under way
+                }
+                else if (now == GONE || this.state.compareAndSet(now, GONE)) {
+                    return null;
+                }
+            }
+        }
+
+        void wake() {
+            Waiter current = this.waiter;
+            if (current != null) {
+                current.wake();
+            }
+            LockSupport.unpark(this.thread);
+        }
+    }
+}
