@@ -12,7 +12,8 @@
 --          on among its own waiters (handoff.lua) knows that others wait
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
-local owner = redis.call('HGET', KEYS[1], 'owner')
+local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain')
+local owner = state[1]
 local lease = tonumber(ARGV[3])
 local watched = ARGV[4] == '1'
 local now
@@ -31,7 +32,7 @@ if owner == ARGV[1] then
   if redis.call('PTTL', KEYS[1]) < lease then -- a re-entry never shortens the lease
     redis.call('PEXPIRE', KEYS[1], lease)
   end
-  return tonumber(redis.call('HGET', KEYS[1], 'fence'))
+  return tonumber(state[2])
 end
 if ARGV[5] == '1' then
   return 0
@@ -45,10 +46,9 @@ end
 -- A new grant. The token is the Redis clock in microseconds, or one more than the last token if that is higher, so it
 -- keeps increasing after the hash (and with it the last token) has expired or was lost in a restart.
 now = redis.call('TIME')
-local last = redis.call('HMGET', KEYS[1], 'fence', 'chain')
-local fence = string.format('%d', math.max(tonumber(last[1] or 0) + 1, now[1] * 1000000 + now[2]))
+local fence = string.format('%d', math.max(tonumber(state[2] or 0) + 1, now[1] * 1000000 + now[2]))
 local holdLease = watched and 'w' or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
-  'fence', fence, 'chain', last[2] or fence)
+  'fence', fence, 'chain', state[3] or fence)
 redis.call('PEXPIRE', KEYS[1], lease)
 return tonumber(fence)
