@@ -24,7 +24,7 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public long release(LockTarget hold, Release release) {
-        return releasePlainHash(hold, HASH, release);
+        return releasePlainHash(hold, HASH, release, true);
     }
 
     @Override

@@ -100,14 +100,15 @@ public final class LockScripts {
     }
 
     /**
-     * Runs release.lua, publishing a freed lock's message with {@code publishCommand}. Returns one of {@link #FREED},
+     * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with
+     * {@code publishOnlyToWaiters}, only when a waiting caller was refused since the last message). Returns one of {@link #FREED},
      * {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     long release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
-            String retentionMillis, String publishCommand) {
+            String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
         return run(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
                 release.keepHeldMillis(), publishCommand, Long.toString(release.fencingToken()),
-                release.watchdogFlag());
+                release.watchdogFlag(), publishOnlyToWaiters ? "1" : "0");
     }
 
     /** Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... */

@@ -107,10 +107,13 @@ public abstract class LockType {
         return this.context.keys().name(hold.key(), suffix);
     }
 
-    /** release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final long releasePlainHash(LockTarget hold, String suffix, Release release) {
+    /**
+     * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
+     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does).
+     */
+    final long releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
         return this.context.scripts().release(name(hold, suffix), hold.ownerToken(), release, hold.releaseChannel(),
-                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand());
+                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters);
     }
 
     /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
