@@ -156,6 +156,11 @@ final class Acquisition {
                     return handed;
                 }
                 if (queued != null && !queued.first()) {
+                    if (waiter != null) { // no longer first (a failed hand-off's waiter went back before it)
+                        waiter.finish(false); // passes on a release message it took
+                        waiter = null;
+                        queued.competing(null);
+                    }
                     if (remaining <= 0) {
                         return null;
                     }

@@ -21,6 +21,9 @@ final class LocalQueue {
     /** How long local waiters leave a lock to others after a run of hand-offs ended because others wait. */
     static final long YIELD_NANOS = 5_000_000;
 
+    /** How long the first waiter holds back while a hand-off to another is under way (it is woken if that fails). */
+    private static final long HAND_OFF_WAIT_NANOS = 1_000_000_000;
+
     final String key;
 
     private final ArrayDeque<Turn> turns = new ArrayDeque<>(); // guarded by this
@@ -37,6 +40,9 @@ final class LocalQueue {
     private long runStartNanos; // guarded by this
 
     private long yieldUntilNanos; // guarded by this
+
+    /** Hand-offs claimed and not yet decided: the lock stays with this service meanwhile. */
+    private int handOffsUnderWay; // guarded by this
 
     LocalQueue(String key) {
         this.key = key;
@@ -65,13 +71,16 @@ final class LocalQueue {
 
     /** Whether a newcomer should queue without asking Redis: others wait, a local holder has it, or we yield. */
     synchronized boolean busy() {
-        return !this.turns.isEmpty() || locallyHeld() || yielding();
+        return !this.turns.isEmpty() || this.handOffsUnderWay > 0 || locallyHeld() || yielding();
     }
 
     /** Whether the first waiter should leave Redis alone now, since the lock is this service's or others' turn. */
     synchronized long holdBackNanos() {
         if (yielding()) {
             return this.yieldUntilNanos - System.nanoTime();
+        }
+        if (this.handOffsUnderWay > 0) {
+            return HAND_OFF_WAIT_NANOS; // woken if it fails
         }
         if (locallyHeld()) {
             Hold current = this.holder;
@@ -117,13 +126,26 @@ final class LocalQueue {
         this.holder = hold;
     }
 
-    /** The holder's last hold ended without a hand-off: the run ends. @return whether the queue closed */
-    synchronized boolean released(Hold hold) {
-        if (this.holder == hold) {
-            this.holder = null;
-            this.runLength = 0;
+    /**
+     * The holder's last hold ended without a hand-off: the run ends, and the first waiter competes in Redis.
+     *
+     * @return whether the queue closed
+     */
+    boolean released(Hold hold) {
+        Turn first;
+        boolean closed;
+        synchronized (this) {
+            if (this.holder == hold) {
+                this.holder = null;
+                this.runLength = 0;
+            }
+            first = this.turns.peekFirst();
+            closed = closeIfUnused();
         }
-        return closeIfUnused();
+        if (first != null) {
+            first.wake();
+        }
+        return closed;
     }
 
     /**
@@ -140,6 +162,7 @@ final class LocalQueue {
                 if (!turn.hold.holdKey().owner().equals(releasing.holdKey().owner()) && turn.claim()) {
                     it.remove();
                     claimed = turn;
+                    this.handOffsUnderWay++;
                     break;
                 }
             }
@@ -157,6 +180,7 @@ final class LocalQueue {
     void giveBack(Turn turn, boolean tokenSpoilt) {
         synchronized (this) {
             this.turns.addFirst(turn);
+            this.handOffsUnderWay--;
         }
         turn.notHanded(tokenSpoilt);
     }
@@ -168,6 +192,7 @@ final class LocalQueue {
 
     /** The lock went to {@code next}; {@code othersWait}: false restarts the run (nobody else to starve). */
     synchronized void handedOff(Hold next, boolean restartRun) {
+        this.handOffsUnderWay--;
         this.holder = next;
         if (this.runLength == 0 || restartRun) {
             this.runLength = 0;
@@ -177,8 +202,10 @@ final class LocalQueue {
     }
 
     /** A run ended because others wait: the lock is freed for them and local waiters hold back a moment. */
-    synchronized void yieldToOthers(Hold releasing) {
-        this.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
+    void yieldToOthers(Hold releasing) {
+        synchronized (this) {
+            this.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
+        }
         released(releasing);
     }
 

@@ -70,7 +70,7 @@ final class QueuedWait {
     }
 
     /** The call competes in Redis, waiting for releases with this waiter, which a hand-off wakes too. */
-    void competing(Waiter waiter) {
+    void competing(@Nullable Waiter waiter) {
         this.turn.waiter = waiter;
     }
 
