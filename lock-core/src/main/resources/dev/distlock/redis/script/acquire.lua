@@ -43,11 +43,21 @@ if owner then
   end
   return -1 - redis.call('PTTL', KEYS[1])
 end
--- A new grant. The token is the Redis clock in microseconds, or one more than the last token if that is higher, so it
--- keeps increasing after the hash (and with it the last token) has expired or was lost in a restart.
-now = redis.call('TIME')
-local fence = string.format('%d', math.max(tonumber(state[2] or 0) + 1, now[1] * 1000000 + now[2]))
-local holdLease = watched and 'w' or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+-- A new grant. The token is one more than the last token while the hash keeps it; without one, the Redis clock in
+-- microseconds, so that it keeps increasing after the hash has expired or was lost in a restart (a run of grants from
+-- a clock reading adds one per grant, so it never overtakes the clock). A fixed lease needs the clock anyway.
+local fence
+local holdLease = 'w'
+if not watched or not state[2] then
+  now = redis.call('TIME')
+  fence = math.max(tonumber(state[2] or 0) + 1, now[1] * 1000000 + now[2])
+  if not watched then
+    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+  end
+else
+  fence = tonumber(state[2]) + 1
+end
+fence = string.format('%d', fence)
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
   'fence', fence, 'chain', state[3] or fence)
 redis.call('PEXPIRE', KEYS[1], lease)
