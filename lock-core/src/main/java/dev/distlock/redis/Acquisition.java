@@ -150,6 +150,7 @@ final class Acquisition {
                             "This LockService was closed while waiting for lock '" + this.key + "'");
                 }
                 long remaining = waitNanos - (System.nanoTime() - startNanos);
+                int wakes = (queued != null) ? queued.wakes() : 0;
                 RedisLockHandle handed = (queued != null) ? queued.handedOff(remaining) : null;
                 if (handed != null) {
                     acquired = true;
@@ -179,6 +180,9 @@ final class Acquisition {
                 // before the attempt: a waiter that subscribes again now misses no release after the attempt
                 boolean subscribed = waiter.subscribed();
                 waiter.arm();
+                if (queued != null && queued.wakes() != wakes) {
+                    continue; // handed the lock, or given back, before the arm: that wake-up is not lost
+                }
                 long holdBack = (queued != null) ? queued.holdBackNanos() : 0;
                 if (holdBack <= 0) {
                     RedisLockHandle handle = (queued != null) ? queued.attempt(this::attempt) : attempt();

@@ -239,6 +239,8 @@ final class LocalQueue {
 
         private final AtomicInteger state = new AtomicInteger(IDLE);
 
+        final AtomicInteger wakes = new AtomicInteger();
+
         /** Set when the waiter competes in Redis, so that a hand-off can wake it from its wait for a release. */
         volatile @Nullable Waiter waiter;
 
@@ -310,6 +312,7 @@ final class LocalQueue {
         }
 
         void wake() {
+            this.wakes.incrementAndGet();
             Waiter current = this.waiter;
             if (current != null) {
                 current.wake();

@@ -55,6 +55,11 @@ final class QueuedWait {
         return null;
     }
 
+    /** Counts the wake-ups of this call's turn, so that one before the waiter was armed is not lost. */
+    int wakes() {
+        return this.turn.wakes.get();
+    }
+
     boolean first() {
         return this.queue.isFirst(this.turn);
     }
