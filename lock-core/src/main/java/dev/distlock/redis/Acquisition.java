@@ -157,11 +157,7 @@ final class Acquisition {
                     return handed;
                 }
                 if (queued != null && !queued.first()) {
-                    if (waiter != null) { // no longer first (a failed hand-off's waiter went back before it)
-                        waiter.finish(false); // passes on a release message it took
-                        waiter = null;
-                        queued.competing(null);
-                    }
+                    waiter = queued.stepBack(waiter);
                     if (remaining <= 0) {
                         return null;
                     }
@@ -218,24 +214,11 @@ final class Acquisition {
         }
         finally {
             if (queued != null && !acquired) {
-                RedisLockHandle late = queued.giveUp();
-                if (late != null) {
-                    releaseUnused(late);
-                }
+                queued.leave();
             }
             if (waiter != null) {
                 waiter.finish(acquired);
             }
-        }
-    }
-
-    /** A lock handed over just as this call gave up: nobody will use it, so it goes on at once. */
-    private void releaseUnused(RedisLockHandle late) {
-        try {
-            late.release();
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not pass on lock '" + this.key + "' handed over as its waiter gave up", ex);
         }
     }
 
@@ -245,11 +228,11 @@ final class Acquisition {
     }
 
     /** This call's place in the local queue, for a hold with its current owner token. */
-    private LocalQueue.Turn turn(boolean newToken) {
+    private QueueTurn turn(boolean newToken) {
         if (newToken) {
             this.fresh = null;
         }
-        return new LocalQueue.Turn(freshHold(), this.name, this.leaseMillis, this.leaseNanos, this.watchdog);
+        return new QueueTurn(freshHold(), this.name, this.leaseMillis, this.leaseNanos, this.watchdog);
     }
 
     /**

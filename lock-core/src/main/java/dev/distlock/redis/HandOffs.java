@@ -51,7 +51,7 @@ final class HandOffs {
         if (this.maxRun == 0 || queue == null || !hold.type().handsOff()) {
             return null;
         }
-        LocalQueue.Turn next = queue.claim(hold);
+        QueueTurn next = queue.claim(hold);
         if (next == null) {
             return null;
         }

@@ -2,13 +2,10 @@ package dev.distlock.redis;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.redis.lease.Hold;
-import dev.distlock.redis.wakeup.Waiter;
 
 /**
  * The waiters of one service for one exclusive lock, in arrival order, and the service's own holder of it. Only the
@@ -26,7 +23,7 @@ final class LocalQueue {
 
     final String key;
 
-    private final ArrayDeque<Turn> turns = new ArrayDeque<>(); // guarded by this
+    private final ArrayDeque<QueueTurn> turns = new ArrayDeque<>(); // guarded by this
 
     /** The service's holder of the lock, as last granted; null when none. */
     private @Nullable Hold holder; // guarded by this
@@ -98,17 +95,17 @@ final class LocalQueue {
         return this.yieldUntilNanos != 0 && this.yieldUntilNanos - System.nanoTime() > 0;
     }
 
-    synchronized void join(Turn turn) {
+    synchronized void join(QueueTurn turn) {
         this.turns.addLast(turn);
     }
 
-    synchronized boolean isFirst(Turn turn) {
+    synchronized boolean isFirst(QueueTurn turn) {
         return this.turns.peekFirst() == turn;
     }
 
     /** Takes a turn out of the queue; the next one, if it became first, is woken to compete in Redis. */
-    void remove(Turn turn) {
-        Turn next = null;
+    void remove(QueueTurn turn) {
+        QueueTurn next = null;
         synchronized (this) {
             boolean first = this.turns.peekFirst() == turn;
             this.turns.remove(turn);
@@ -132,7 +129,7 @@ final class LocalQueue {
      * @return whether the queue closed
      */
     boolean released(Hold hold) {
-        Turn first;
+        QueueTurn first;
         boolean closed;
         synchronized (this) {
             if (this.holder == hold) {
@@ -152,13 +149,13 @@ final class LocalQueue {
      * Claims the first waiter that can take the lock from {@code releasing} (not the same owner, not in the middle
      * of its own Redis attempt), taking it out of the queue.
      */
-    @Nullable Turn claim(Hold releasing) {
-        Turn claimed = null;
-        Turn next = null;
+    @Nullable QueueTurn claim(Hold releasing) {
+        QueueTurn claimed = null;
+        QueueTurn next = null;
         synchronized (this) {
-            Turn first = this.turns.peekFirst();
-            for (Iterator<Turn> it = this.turns.iterator(); it.hasNext();) {
-                Turn turn = it.next();
+            QueueTurn first = this.turns.peekFirst();
+            for (Iterator<QueueTurn> it = this.turns.iterator(); it.hasNext();) {
+                QueueTurn turn = it.next();
                 if (!turn.hold.holdKey().owner().equals(releasing.holdKey().owner()) && turn.claim()) {
                     it.remove();
                     claimed = turn;
@@ -177,7 +174,7 @@ final class LocalQueue {
     }
 
     /** A hand-off to {@code turn} did not happen: it goes back to the front, to wait on. */
-    void giveBack(Turn turn, boolean tokenSpoilt) {
+    void giveBack(QueueTurn turn, boolean tokenSpoilt) {
         synchronized (this) {
             this.turns.addFirst(turn);
             this.handOffsUnderWay--;
@@ -207,117 +204,5 @@ final class LocalQueue {
             this.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
         }
         released(releasing);
-    }
-
-    /**
-     * One waiting call's place. States: idle (waiting), attempting (its own Redis attempt), claimed (a releasing
-     * holder is handing the lock to it), handed (it holds the lock: {@link #handle}), gone (it gave up).
-     */
-    static final class Turn {
-
-        static final int IDLE = 0;
-
-        static final int ATTEMPTING = 1;
-
-        static final int CLAIMED = 2;
-
-        static final int HANDED = 3;
-
-        static final int GONE = 4;
-
-        final Hold hold;
-
-        final String name;
-
-        final String leaseMillis;
-
-        final long leaseNanos;
-
-        final boolean watchdog;
-
-        final Thread thread = Thread.currentThread();
-
-        private final AtomicInteger state = new AtomicInteger(IDLE);
-
-        final AtomicInteger wakes = new AtomicInteger();
-
-        /** Set when the waiter competes in Redis, so that a hand-off can wake it from its wait for a release. */
-        volatile @Nullable Waiter waiter;
-
-        private volatile @Nullable RedisLockHandle handle;
-
-        /** A hand-off failed with its outcome unknown: the waiter takes a new owner token. */
-        volatile boolean tokenSpoilt;
-
-        Turn(Hold hold, String name, String leaseMillis, long leaseNanos, boolean watchdog) {
-            this.hold = hold;
-            this.name = name;
-            this.leaseMillis = leaseMillis;
-            this.leaseNanos = leaseNanos;
-            this.watchdog = watchdog;
-        }
-
-        private boolean claim() {
-            return this.state.compareAndSet(IDLE, CLAIMED);
-        }
-
-        /** Before its own Redis attempt; false when a hand-off is under way. */
-        boolean startAttempt() {
-            return this.state.compareAndSet(IDLE, ATTEMPTING);
-        }
-
-        void endAttempt() {
-            this.state.compareAndSet(ATTEMPTING, IDLE);
-        }
-
-        boolean claimed() {
-            return this.state.get() == CLAIMED;
-        }
-
-        /** The handed-off lock, once. */
-        @Nullable RedisLockHandle handedOff() {
-            return (this.state.get() == HANDED) ? this.handle : null;
-        }
-
-        void handed(RedisLockHandle granted) {
-            this.handle = granted;
-            this.state.set(HANDED);
-            wake();
-        }
-
-        private void notHanded(boolean spoilt) {
-            this.tokenSpoilt |= spoilt;
-            this.state.set(IDLE);
-            wake();
-        }
-
-        /**
-         * Gives up the turn; when a hand-off is under way, waits for its outcome.
-         *
-         * @return the handed-off lock, when it came first
-         */
-        @Nullable RedisLockHandle giveUp() {
-            while (true) {
-                int now = this.state.get();
-                if (now == HANDED) {
-                    return this.handle;
-                }
-                if (now == CLAIMED) {
-                    LockSupport.parkNanos(this, 100_000); // the hand-off's script call is under way
-                }
-                else if (now == GONE || this.state.compareAndSet(now, GONE)) {
-                    return null;
-                }
-            }
-        }
-
-        void wake() {
-            this.wakes.incrementAndGet();
-            Waiter current = this.waiter;
-            if (current != null) {
-                current.wake();
-            }
-            LockSupport.unpark(this.thread);
-        }
     }
 }

@@ -4,6 +4,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.redis.wakeup.Waiter;
@@ -15,17 +17,19 @@ import dev.distlock.redis.wakeup.Waiter;
  */
 final class QueuedWait {
 
+    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+
     /** The longest a waiter behind others sleeps without looking: bounds the cost of a missed wake-up. */
     private static final long TURN_CHECK_NANOS = 100_000_000;
 
     private final LocalQueue queue;
 
     /** Makes a turn for the call's hold; true: with a new owner token. */
-    private final Function<Boolean, LocalQueue.Turn> turns;
+    private final Function<Boolean, QueueTurn> turns;
 
-    private LocalQueue.Turn turn;
+    private QueueTurn turn;
 
-    QueuedWait(LocalQueue queue, Function<Boolean, LocalQueue.Turn> turns) {
+    QueuedWait(LocalQueue queue, Function<Boolean, QueueTurn> turns) {
         this.queue = queue;
         this.turns = turns;
         this.turn = turns.apply(false);
@@ -109,10 +113,34 @@ final class QueuedWait {
         return this.turn.claimed();
     }
 
-    /** Leaves the queue without the lock; returns a lock handed over meanwhile, which the caller must release. */
-    @Nullable RedisLockHandle giveUp() {
+    /**
+     * The call is no longer first (a failed hand-off's waiter went back before it): it stops competing, passing on
+     * a release message its waiter took.
+     *
+     * @return null, the call's waiter from now on
+     */
+    @Nullable Waiter stepBack(@Nullable Waiter waiter) {
+        if (waiter != null) {
+            waiter.finish(false);
+            this.turn.waiter = null;
+        }
+        return null;
+    }
+
+    /**
+     * Leaves the queue without the lock. A lock handed over just as the call gave up is released at once: nobody
+     * will use it.
+     */
+    void leave() {
         RedisLockHandle late = this.turn.giveUp();
         this.queue.remove(this.turn);
-        return late;
+        if (late != null) {
+            try {
+                late.release();
+            }
+            catch (RuntimeException ex) {
+                logger.debug("Could not pass on lock '" + late.key() + "', handed over as its waiter gave up", ex);
+            }
+        }
     }
 }
