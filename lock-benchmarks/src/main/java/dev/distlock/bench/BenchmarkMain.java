@@ -69,7 +69,7 @@ public final class BenchmarkMain {
                 section(report, "## Scenario " + scenario.id() + ": " + scenario.title() + "\n\n"
                         + scenario.description() + "\n\n" + result.markdown());
             }
-            section(report, "## Targets (issue 7), from this run\n\n" + new Targets(results).render());
+            section(report, "## Targets, from this run\n\n" + new Targets(results).render());
         }
         if (config.out() != null) {
             Files.writeString(config.out(), report, StandardCharsets.UTF_8);

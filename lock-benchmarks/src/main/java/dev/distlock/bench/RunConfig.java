@@ -20,7 +20,7 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
         Path out) {
 
     static final String USAGE = """
-            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5]
+            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6]
                    [--implementations=distlock,redisson,spring-integration,raw-floor] [--out=FILE]
               --quick            short smoke run (about 5 minutes) instead of the full run (about 16 minutes)
               --scenarios        which scenarios to run (default all)
@@ -31,7 +31,7 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
     static RunConfig parse(String... args) {
         boolean quick = false;
         List<Implementation> implementations = List.of(Implementation.values());
-        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5"));
+        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5", "6"));
         Path out = null;
         for (String arg : args) {
             if (arg.equals("--help") || arg.equals("-h")) {

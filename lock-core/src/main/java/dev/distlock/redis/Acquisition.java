@@ -63,6 +63,9 @@ final class Acquisition {
     /** The new hold this call would create; its owner token is made once, not per attempt. */
     private @Nullable Hold fresh;
 
+    /** The service's queue for this exclusive lock, while this call waits with it. */
+    private @Nullable LocalQueue queue;
+
     /** From the last failed attempt: the holder's remaining lease, or -1 when unknown. */
     private long holderRemainingMillis = -1;
 
@@ -83,11 +86,20 @@ final class Acquisition {
         this.leaseMillis = (lease == null) ? engine.watchdogLeaseMillis : Long.toString(lease.toMillis());
     }
 
-    /** Tries until granted or the wait ends; gives up any place kept in Redis when it ends without the lock. */
+    /**
+     * Tries until granted or the wait ends; gives up any place kept in Redis when it ends without the lock. A waiting
+     * exclusive call queues behind the service's other callers for the key ({@link LocalQueue}) instead of asking
+     * Redis while one of them holds or waits for the lock.
+     */
     @Nullable RedisLockHandle run(long startNanos, long waitNanos) {
         RedisLockHandle handle = null;
+        if (this.waiting && this.type.handsOff()) {
+            this.queue = this.engine.queues.enter(this.key);
+        }
         try {
-            handle = attempt();
+            if (this.queue == null || !this.queue.busy() || ownerHoldOpen()) {
+                handle = attempt();
+            }
             if (handle == null && this.waiting) {
                 handle = waitFor(startNanos, waitNanos);
             }
@@ -100,7 +112,15 @@ final class Acquisition {
             if (handle == null) {
                 leave();
             }
+            if (this.queue != null) {
+                this.engine.queues.exit(this.queue);
+            }
         }
+    }
+
+    private boolean ownerHoldOpen() {
+        Hold current = this.engine.holds.get(this.holdKey);
+        return current != null && !current.isOver();
     }
 
     /** One try: re-enters the owner's hold if it is open, else takes a new hold. */
@@ -130,8 +150,8 @@ final class Acquisition {
      * polls with capped exponential backoff and jitter.
      */
     private @Nullable RedisLockHandle waitFor(long startNanos, long waitNanos) {
-        Waiter waiter = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key), this.type.wakeUp(),
-                freshHold().ownerToken());
+        QueuedWait queued = (this.queue != null) ? new QueuedWait(this.queue, this::turn) : null;
+        Waiter waiter = null;
         boolean acquired = false;
         try {
             long pollNanos = POLL_MIN_NANOS;
@@ -140,21 +160,57 @@ final class Acquisition {
                     throw new IllegalStateException(
                             "This LockService was closed while waiting for lock " + KeyText.quote(this.key));
                 }
+                long remaining = waitNanos - (System.nanoTime() - startNanos);
+                int wakes = (queued != null) ? queued.wakes() : 0;
+                RedisLockHandle handed = (queued != null) ? queued.handedOff(remaining) : null;
+                if (handed != null) {
+                    acquired = true;
+                    return handed;
+                }
+                if (queued != null && !queued.first()) {
+                    waiter = queued.stepBack(waiter);
+                    if (remaining <= 0) {
+                        return null;
+                    }
+                    if (!queued.awaitTurn(remaining)) {
+                        throw interrupted();
+                    }
+                    continue;
+                }
+                if (waiter == null) {
+                    waiter = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key),
+                            this.type.wakeUp(), freshHold().ownerToken());
+                    if (queued != null) {
+                        queued.competing(waiter);
+                    }
+                }
                 // before the attempt: a waiter that subscribes again now misses no release after the attempt
                 boolean subscribed = waiter.subscribed();
                 waiter.arm();
-                RedisLockHandle handle = attempt();
-                if (handle != null) {
-                    acquired = true;
-                    return handle;
+                if (queued != null && queued.wakes() != wakes) {
+                    continue; // handed the lock, or given back, before the arm: that wake-up is not lost
                 }
-                long remaining = waitNanos - (System.nanoTime() - startNanos);
+                long holdBack = (queued != null) ? queued.holdBackNanos() : 0;
+                if (holdBack <= 0) {
+                    RedisLockHandle handle = (queued != null) ? queued.attempt(this::attempt) : attempt();
+                    if (handle != null) {
+                        acquired = true;
+                        return handle;
+                    }
+                    if (queued != null && queued.claimed()) {
+                        continue; // a hand-off came while the attempt ran
+                    }
+                }
+                remaining = waitNanos - (System.nanoTime() - startNanos);
                 if (remaining <= 0) {
                     return null;
                 }
                 long pause = (this.holderRemainingMillis >= 0)
                         ? Math.min(TimeUnit.MILLISECONDS.toNanos(this.holderRemainingMillis + 1), RECHECK_MAX_NANOS)
                         : POLL_MAX_NANOS;
+                if (holdBack > 0) {
+                    pause = Math.min(holdBack, RECHECK_MAX_NANOS);
+                }
                 if (this.type.keepsPlace()) {
                     pause = Math.min(pause, this.engine.placeRefreshNanos); // try again before the place lapses
                 }
@@ -163,14 +219,31 @@ final class Acquisition {
                     pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);
                 }
                 if (!waiter.await(Math.min(pause, remaining))) {
-                    Thread.currentThread().interrupt();
-                    throw new LockInterruptedException(this.key, new InterruptedException());
+                    throw interrupted();
                 }
             }
         }
         finally {
-            waiter.finish(acquired);
+            if (queued != null && !acquired) {
+                queued.leave();
+            }
+            if (waiter != null) {
+                waiter.finish(acquired);
+            }
         }
+    }
+
+    private LockInterruptedException interrupted() {
+        Thread.currentThread().interrupt();
+        return new LockInterruptedException(this.key, new InterruptedException());
+    }
+
+    /** This call's place in the local queue, for a hold with its current owner token. */
+    private QueueTurn turn(boolean newToken) {
+        if (newToken) {
+            this.fresh = null;
+        }
+        return new QueueTurn(freshHold(), this.name, this.leaseMillis, this.leaseNanos, this.watchdog);
     }
 
     /**
@@ -258,6 +331,9 @@ final class Acquisition {
         if (!reentrant) {
             hold.open();
             this.engine.holds.add(hold);
+            if (this.type.handsOff()) {
+                this.engine.queues.held(hold);
+            }
         }
         if (this.watchdog) {
             this.engine.watchdog.watch(hold);

@@ -68,6 +68,9 @@ final class LockEngine {
 
     final Releases releases;
 
+    /** Each key's local waiters and holder, for the exclusive locks this service waits for. */
+    final LocalQueues queues = new LocalQueues();
+
     private final SecureRandom random = new SecureRandom();
 
     private final ScheduledThreadPoolExecutor scheduler;
@@ -119,7 +122,10 @@ final class LockEngine {
                 (settings.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
-        this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener);
+        // A hand-off skips the replica acknowledgement a grant waits for, so there is none with acknowledgements.
+        int maxHandOffs = (this.replicaAcknowledgement != null) ? 0 : settings.maxHandOffs;
+        this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
+                new HandOffs(this.queues, this.holds, this.watchdog, maxHandOffs, settings.maxHandOffTime.toNanos()));
     }
 
     private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {

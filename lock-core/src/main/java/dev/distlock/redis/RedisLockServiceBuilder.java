@@ -42,6 +42,10 @@ public final class RedisLockServiceBuilder {
 
     boolean shardingProxy;
 
+    int maxHandOffs = 16;
+
+    Duration maxHandOffTime = Duration.ofMillis(10);
+
     LockListener listener = new LockListener() {
     };
 
@@ -201,6 +205,26 @@ public final class RedisLockServiceBuilder {
         return this;
     }
 
+    /**
+     * Bounds runs of local hand-offs. Threads of this service waiting for the same exclusive lock queue here, and
+     * only the first of them competes in Redis; a holder releasing its last hold hands the lock straight to the next
+     * of them, in one script call that ends its hold and grants a new one (new owner token, higher fencing token,
+     * fresh lease). After {@code maxHandOffs} hand-offs in a row, or {@code maxTime} since the run began, the lock is
+     * freed instead whenever a waiter of another service was refused meanwhile, and this service's waiters hold back
+     * for 5 ms so that the other one gets it. {@code maxHandOffs} 0 turns hand-offs off (the queue stays). Default
+     * 16 hand-offs or 10 ms. Read, write and fair locks neither queue locally nor hand off; neither do locks of a
+     * service with {@link #replicaAcknowledgements}.
+     */
+    public RedisLockServiceBuilder handOffLimit(int maxHandOffs, Duration maxTime) {
+        if (maxHandOffs < 0) {
+            throw new IllegalArgumentException("maxHandOffs must not be negative, but was " + maxHandOffs);
+        }
+        requirePositive(maxTime, "maxTime");
+        this.maxHandOffs = maxHandOffs;
+        this.maxHandOffTime = maxTime;
+        return this;
+    }
+
     /** Receives lock events; see {@link LockListener} for its threading rules. */
     public RedisLockServiceBuilder listener(LockListener listener) {
         requireNonNull(listener, "listener");
@@ -237,6 +261,13 @@ public final class RedisLockServiceBuilder {
             return this.waitStrategy;
         }
         return this.shardingProxy ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
+    }
+
+    private static void requirePositive(@Nullable Duration value, String name) {
+        requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, but was " + value);
+        }
     }
 
     private static void requireNonNull(@Nullable Object value, String name) {

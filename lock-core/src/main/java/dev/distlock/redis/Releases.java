@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -36,7 +37,14 @@ final class Releases implements RedisLockHandle.Releaser {
 
     private final LockListener listener;
 
-    Releases(Holds holds, LeaseWatchdog watchdog, ReleaseSubscriptions subscriptions, LockListener listener) {
+    private final LocalQueues queues;
+
+    private final HandOffs handOffs;
+
+    Releases(Holds holds, LeaseWatchdog watchdog, ReleaseSubscriptions subscriptions, LockListener listener,
+            LocalQueues queues, HandOffs handOffs) {
+        this.queues = queues;
+        this.handOffs = handOffs;
         this.holds = holds;
         this.watchdog = watchdog;
         this.subscriptions = subscriptions;
@@ -51,7 +59,8 @@ final class Releases implements RedisLockHandle.Releaser {
     public void release(RedisLockHandle handle, long keepHeldMillis) {
         Hold hold = handle.hold;
         boolean renewedHandleRemains = hold.released(handle);
-        if (hold.close()) {
+        boolean last = hold.close();
+        if (last) {
             this.holds.forget(hold); // the owner's last acquisition: stop renewing before the lock is freed
         }
         else if (!renewedHandleRemains) {
@@ -60,10 +69,13 @@ final class Releases implements RedisLockHandle.Releaser {
         LockType.Release release = new LockType.Release(handle.holdId, handle.fencingToken(),
                 handle.renewedByWatchdog(), Long.toString(keepHeldMillis));
         long reply;
+        Long handedOff;
         try {
-            reply = releaseWithRetries(hold, release);
+            handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
+            reply = (handedOff != null) ? handedOff : withRetries(() -> hold.type().release(hold, release));
         }
         catch (DataAccessException ex) {
+            this.queues.released(hold);
             LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
             LockException failure = (refused != null) ? refused
                     : new LockUnavailableException(hold.key(), "Could not release lock "
@@ -73,8 +85,12 @@ final class Releases implements RedisLockHandle.Releaser {
             Listeners.call(() -> this.listener.releaseFailed(handle, failure));
             throw failure;
         }
+        if (last) {
+            this.queues.released(hold); // after a hand-off, the queue names the new holder already
+        }
         // An earlier try may have freed the lock with its reply lost: this service drops its own release messages
-        if ((reply == LockScripts.FREED || reply == LockScripts.ALREADY_RELEASED) && keepHeldMillis == 0) {
+        if ((reply == LockScripts.FREED || reply == LockScripts.ALREADY_RELEASED) && keepHeldMillis == 0
+                && (handedOff == null || handedOff != LockScripts.FREED)) { // a hand-off left nothing to wake
             this.subscriptions.signalLocal(hold.releaseChannel());
         }
         if (reply >= 0) {
@@ -93,16 +109,16 @@ final class Releases implements RedisLockHandle.Releaser {
     }
 
     /**
-     * Runs the release script, retrying a failed call. The Redis client refuses to wait for a reply on an interrupted
+     * Runs a release script, retrying a failed call. The Redis client refuses to wait for a reply on an interrupted
      * thread, so the interrupt flag is cleared before each try and set again at the end if it was set at any time.
      */
-    private static long releaseWithRetries(Hold hold, LockType.Release release) {
+    static long withRetries(LongSupplier script) {
         boolean interrupted = false;
         try {
             for (int attempt = 1;; attempt++) {
                 interrupted |= Thread.interrupted();
                 try {
-                    return hold.type().release(hold, release);
+                    return script.getAsLong();
                 }
                 catch (DataAccessException ex) {
                     // A retry is safe: the script recognises a hold it released already and never touches another's.

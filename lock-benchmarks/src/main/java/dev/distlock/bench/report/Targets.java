@@ -8,6 +8,7 @@ import dev.distlock.bench.harness.Measurement;
 import dev.distlock.bench.harness.Summary;
 import dev.distlock.bench.scenarios.RenewalResult;
 import dev.distlock.bench.scenarios.ScenarioReport;
+import dev.distlock.bench.scenarios.TwoProcessScenario;
 
 /**
  * The issue's targets, assessed from the same run. A verdict is read from the medians; when the iterations' ranges
@@ -31,6 +32,14 @@ public final class Targets {
         throughput("3", Implementation.REDISSON, 1.0, "hot key: distlock throughput ≥ Redisson's");
         handOff();
         renewal();
+        this.out.append("\nThe performance issue's targets (lighter scripts, local queue and hand-off):\n\n");
+        commands("1", 8, "1 thread, own key: at most 8 Redis commands per cycle");
+        throughput("1", Implementation.RAW, 0.9, "1 thread, own key: distlock ≥ 0.9× the raw floor");
+        throughput("2", Implementation.RAW, 1.0, "16 threads, own keys: distlock ≥ 1.0× the raw floor");
+        throughput("3", Implementation.RAW, 2.0, "16 threads, one hot key: distlock ≥ 2× the raw floor's throughput");
+        cycleP99("3", Implementation.SPRING_INTEGRATION,
+                "16 threads, one hot key: distlock's p99 cycle time below RedisLockRegistry's");
+        twoProcesses();
         return this.out.toString();
     }
 
@@ -54,6 +63,43 @@ public final class Targets {
         line(label, verdict(ratio >= target, low < target && high >= target) + String.format(Locale.ROOT,
                 ": %s vs %s cycles/s = %s (range %s–%s)", Fmt.count(d.median()), Fmt.count(o.median()),
                 Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+    }
+
+    private void commands(String scenario, double limit, String label) {
+        Measurement distlock = measurement(scenario, Implementation.DISTLOCK);
+        if (distlock == null) {
+            line(label, "not run");
+            return;
+        }
+        double perCycle = distlock.commandsPerCycle();
+        line(label, verdict(perCycle <= limit, false) + String.format(Locale.ROOT, ": %.2f commands per cycle "
+                + "(incl. EVALSHA and the commands inside scripts)", perCycle));
+    }
+
+    private void cycleP99(String scenario, Implementation other, String label) {
+        Measurement distlock = measurement(scenario, Implementation.DISTLOCK);
+        Measurement that = measurement(scenario, other);
+        if (distlock == null || that == null) {
+            line(label, "not run");
+            return;
+        }
+        Summary d = distlock.cycleLatencyMicros(99);
+        Summary o = that.cycleLatencyMicros(99);
+        boolean unclear = d.max() >= o.min() && d.min() < o.max();
+        line(label, verdict(d.median() < o.median(), unclear) + ": " + Fmt.micros(d.median()) + " vs "
+                + Fmt.micros(o.median()) + " (ranges " + Fmt.microsRange(d) + " vs " + Fmt.microsRange(o) + ")");
+    }
+
+    private void twoProcesses() {
+        String label = "two JVMs on one hot key: neither side's p99 wait above 10× the other's";
+        double[] distlock = TwoProcessScenario.LAST.get(Implementation.DISTLOCK);
+        if (distlock == null) {
+            line(label, "not run");
+            return;
+        }
+        line(label, verdict(distlock[0] <= 10, false) + String.format(Locale.ROOT,
+                ": larger p99 wait ÷ smaller = %s, %s cycles/s in total (one window)", Fmt.ratio(distlock[0]),
+                Fmt.count(distlock[1])));
     }
 
     private void handOff() {

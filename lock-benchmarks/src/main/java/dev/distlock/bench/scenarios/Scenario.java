@@ -10,7 +10,7 @@ import dev.distlock.bench.harness.BenchContext;
 /** One benchmark scenario, run for every implementation in turn against the same server. */
 public interface Scenario {
 
-    /** "1" to "5", as on the command line. */
+    /** "1" to "6", as on the command line. */
     String id();
 
     String title();
@@ -33,9 +33,9 @@ public interface Scenario {
         return config.jvmWarmUp().plusSeconds(3).multipliedBy(implementations.size());
     }
 
-    /** The five scenarios of the issue, in order (1, 2 and 3 share a class). */
+    /** The scenarios, in order (1, 2 and 3 share a class). */
     static List<Scenario> all() {
         return List.of(LockCycleScenario.uncontended(), LockCycleScenario.ownKeys(), LockCycleScenario.hotKey(),
-                new WatchdogScenario(), new WaitersScenario());
+                new WatchdogScenario(), new WaitersScenario(), new TwoProcessScenario());
     }
 }

@@ -2,7 +2,7 @@ package dev.distlock.redis.script;
 
 import java.util.List;
 
-/** The plain lock: a hash {@code <prefix>:{key}:lock} (acquire.lua, release.lua, renew.lua). */
+/** The plain lock: a hash {@code <prefix>:{key}:lock} (acquire.lua, release.lua, handoff.lua, renew.lua). */
 final class ExclusiveLock extends LockType {
 
     /** The lock hash's suffix: {@code <prefix>:{key}:lock}, as {@link LockKeys#lockHash} names it. */
@@ -24,7 +24,18 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public long release(LockTarget hold, Release release) {
-        return releasePlainHash(hold, HASH, release);
+        return releasePlainHash(hold, HASH, release, true);
+    }
+
+    @Override
+    public long handOff(LockTarget hold, Release release, LockTarget next, Grant grant, boolean lastOfRun) {
+        return this.context.scripts().handOff(lockHash(hold), hold.ownerToken(), release, next.ownerToken(), grant,
+                lastOfRun);
+    }
+
+    @Override
+    public boolean handsOff() {
+        return true;
     }
 
     @Override

@@ -36,6 +36,12 @@ public final class LockScripts {
     /** This owner's last hold ended but the lock stays held by others (a reader among readers): nobody to wake. */
     static final long FREED_QUIETLY = 3;
 
+    /** What {@link #handOff} answers when the owner has other holds: nothing was handed off. */
+    public static final long OTHER_HOLDS_REMAIN = -3;
+
+    /** What {@link #handOff} answers at the end of a run of hand-offs when others wait: nothing was handed off. */
+    public static final long OTHERS_WAIT = -4;
+
     /** What the renewal scripts answer per lock: the lease was extended. */
     public static final int RENEWED = 1;
 
@@ -50,6 +56,8 @@ public final class LockScripts {
     private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
 
     private final RedisScript<Long> release = load("release.lua", Long.class);
+
+    private final RedisScript<Long> handOff = load("handoff.lua", Long.class);
 
     @SuppressWarnings("rawtypes")
     private final RedisScript<List> renew = load("renew.lua", List.class);
@@ -83,7 +91,7 @@ public final class LockScripts {
      */
     long acquire(String lockHash, String ownerToken, LockType.Grant grant) {
         return runGrant(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
-                grant.watchdogFlag(), grant.reentryFlag());
+                grant.watchdogFlag(), grant.reentryFlag(), grant.waitingFlag());
     }
 
     /**
@@ -100,14 +108,27 @@ public final class LockScripts {
     }
 
     /**
-     * Runs release.lua, publishing a freed lock's message with {@code publishCommand}. Returns one of {@link #FREED},
+     * Runs handoff.lua: the releasing owner's last hold ends and the new owner's grant starts in one call. Returns the
+     * new fencing token ({@code > 0}), or one of {@link #ALREADY_RELEASED}, {@link #HELD_BY_ANOTHER}, {@link #NOT_HELD},
+     * {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
+     */
+    long handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
+            LockType.Grant grant, boolean lastOfRun) {
+        return run(this.handOff, List.of(lockHash), ownerToken, release.holdId(),
+                Long.toString(release.fencingToken()), newOwnerToken, grant.holdId(), grant.leaseMillis(),
+                grant.watchdogFlag(), lastOfRun ? "1" : "0");
+    }
+
+    /**
+     * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with
+     * {@code publishOnlyToWaiters}, only when a waiting caller was refused since the last message). Returns one of {@link #FREED},
      * {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     long release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
-            String retentionMillis, String publishCommand) {
+            String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
         return run(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
                 release.keepHeldMillis(), publishCommand, Long.toString(release.fencingToken()),
-                release.watchdogFlag());
+                release.watchdogFlag(), publishOnlyToWaiters ? "1" : "0");
     }
 
     /** Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... */

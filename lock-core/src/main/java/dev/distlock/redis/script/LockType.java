@@ -55,6 +55,22 @@ public abstract class LockType {
     /** Releases one hold: answers {@link LockScripts#FREED}, {@link LockScripts#STILL_HELD}, ... */
     public abstract long release(LockTarget hold, Release release);
 
+    /**
+     * Ends the owner's last hold and grants the lock to {@code next} in one call (exclusive locks only): see
+     * {@link LockScripts#handOff}. {@code lastOfRun}: the process handed it on so often in a row that it hands it
+     * on only when nobody else waits.
+     *
+     * @return the new fencing token ({@code > 0}), or a code saying why nothing was handed off
+     */
+    public long handOff(LockTarget hold, Release release, LockTarget next, Grant grant, boolean lastOfRun) {
+        throw new UnsupportedOperationException("Only exclusive locks are handed off");
+    }
+
+    /** Whether {@link #handOff} works for this type. */
+    public boolean handsOff() {
+        return false;
+    }
+
     /** Every Redis key a hold of this type may use: for removing the start-up check's probe lock. */
     public abstract List<String> keys(LockTarget hold);
 
@@ -91,10 +107,13 @@ public abstract class LockType {
         return this.context.keys().name(hold.key(), suffix);
     }
 
-    /** release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final long releasePlainHash(LockTarget hold, String suffix, Release release) {
+    /**
+     * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
+     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does).
+     */
+    final long releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
         return this.context.scripts().release(name(hold, suffix), hold.ownerToken(), release, hold.releaseChannel(),
-                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand());
+                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters);
     }
 
     /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
@@ -131,6 +150,10 @@ public abstract class LockType {
 
         String reentryFlag() {
             return flag(this.reentry);
+        }
+
+        String waitingFlag() {
+            return flag(this.waiting);
         }
     }
 

@@ -41,7 +41,7 @@ final class WriteLock extends LockType {
 
     @Override
     public long release(LockTarget hold, Release release) {
-        return releasePlainHash(hold, WRITER, release);
+        return releasePlainHash(hold, WRITER, release, false);
     }
 
     @Override

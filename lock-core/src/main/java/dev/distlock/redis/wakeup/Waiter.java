@@ -58,6 +58,12 @@ public final class Waiter {
         return true;
     }
 
+    /** Ends the current or next {@link #await} early, as a release would. */
+    public void wake() {
+        this.signalled = true;
+        LockSupport.unpark(this.thread);
+    }
+
     public void finish(boolean acquired) {
         this.waiters.leave(this, acquired);
     }

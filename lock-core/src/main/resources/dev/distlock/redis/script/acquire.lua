@@ -8,7 +8,9 @@
 -- ARGV[3]  lease in milliseconds
 -- ARGV[4]  '1' when the watchdog renews this acquisition, '0' for a fixed lease
 -- ARGV[5]  '1' for a re-entry: granted only while this owner still holds the lock, never as a new grant
--- KEYS[2]  the restart grace marker (see restartGraceLeft); ARGV[6] the restart grace in ms, 0 for none
+-- ARGV[6]  '1' when the caller waits if refused: a refusal then sets 'waiting', so that a process handing the lock
+--          on among its own waiters (handoff.lua) knows that others wait
+-- KEYS[2]  the restart grace marker (see restartGraceLeft); ARGV[7] the restart grace in ms, 0 for none
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
 -- A grant revoked while the app runs fails here, before the first write, never half-way (a hash without an expiry).
@@ -35,7 +37,8 @@ local function restartGraceLeft(marker, grace)
   redis.call('SET', marker, '1')
   return nil
 end
-local owner = redis.call('HGET', KEYS[1], 'owner')
+local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain')
+local owner = state[1]
 local lease = tonumber(ARGV[3])
 local watched = ARGV[4] == '1'
 local now
@@ -54,25 +57,37 @@ if owner == ARGV[1] then
   if redis.call('PTTL', KEYS[1]) < lease then -- a re-entry never shortens the lease
     redis.call('PEXPIRE', KEYS[1], lease)
   end
-  return tonumber(redis.call('HGET', KEYS[1], 'fence'))
+  return tonumber(state[2])
 end
 if ARGV[5] == '1' then
   return 0
 end
 if owner then
+  if ARGV[6] == '1' then
+    redis.call('HSET', KEYS[1], 'waiting', 1)
+  end
   return -1 - redis.call('PTTL', KEYS[1])
 end
-local graceLeft = restartGraceLeft(KEYS[2], tonumber(ARGV[6]))
+local graceLeft = restartGraceLeft(KEYS[2], tonumber(ARGV[7]))
 if graceLeft then
   return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
 end
--- A new grant. The token is the Redis clock in microseconds, or one more than the last token if that is higher, so it
--- keeps increasing after the hash (and with it the last token) has expired or was lost in a restart.
-now = redis.call('TIME')
-local last = redis.call('HMGET', KEYS[1], 'fence', 'chain')
-local fence = string.format('%d', math.max(tonumber(last[1] or 0) + 1, now[1] * 1000000 + now[2]))
-local holdLease = watched and 'w' or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+-- A new grant. The token is one more than the last token while the hash keeps it; without one, the Redis clock in
+-- microseconds, so that it keeps increasing after the hash has expired or was lost in a restart (a run of grants from
+-- a clock reading adds one per grant, so it never overtakes the clock). A fixed lease needs the clock anyway.
+local fence
+local holdLease = 'w'
+if not watched or not state[2] then
+  now = redis.call('TIME')
+  fence = math.max(tonumber(state[2] or 0) + 1, now[1] * 1000000 + now[2])
+  if not watched then
+    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+  end
+else
+  fence = tonumber(state[2]) + 1
+end
+fence = string.format('%d', fence)
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
-  'fence', fence, 'chain', last[2] or fence)
+  'fence', fence, 'chain', state[3] or fence)
 redis.call('PEXPIRE', KEYS[1], lease)
 return tonumber(fence)

@@ -9,9 +9,11 @@
 -- ARGV[7]  the publish command: PUBLISH, or SPUBLISH for sharded pub/sub on a Redis Cluster
 -- ARGV[8]  the fencing token of the owner's grant
 -- ARGV[9]  '1' when the watchdog renews this hold, '0' for a fixed lease
+-- ARGV[10] '1' to publish the release only when a waiting caller was refused since the last one ('waiting', set by
+--          acquire.lua): other processes' waiters always were; this process wakes its own without a message
 -- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was
 -- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
-local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
+local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', ARGV[2], 'waiting')
 if state[1] ~= ARGV[1] then
   -- A retried call whose first run freed the lock: this owner freed it last, or its grant lies in the run of grants
   -- since 'chain', each ended by its owner's release, so this one was released too (an expiry deletes the hash).
@@ -24,10 +26,12 @@ if state[1] ~= ARGV[1] then
   end
   return -2
 end
-if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then
+if not state[6] then
   return 0
 end
-if redis.call('HINCRBY', KEYS[1], 'holds', -1) > 0 then
+if state[5] ~= '1' then
+  redis.call('HDEL', KEYS[1], ARGV[2])
+  redis.call('HINCRBY', KEYS[1], 'holds', -1)
   local watched
   if ARGV[9] == '1' then
     watched = redis.call('HINCRBY', KEYS[1], 'watched', -1)
@@ -51,12 +55,16 @@ end
 if tonumber(ARGV[6]) > 0 then
   -- Nobody, this owner included, acquires it before the delay ends, and no renewal extends it: the owner field no
   -- longer names a token. Waiters re-check at the expiry.
-  redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1])
+  redis.call('HDEL', KEYS[1], ARGV[2])
+  redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1], 'holds', 0)
   redis.call('PEXPIRE', KEYS[1], ARGV[6])
   return 1
 end
-redis.call('HDEL', KEYS[1], 'owner', 'holds', 'watched')
+-- The owner's last hold: one HDEL of its hold id and the owner's fields.
+redis.call('HDEL', KEYS[1], ARGV[2], 'owner', 'holds', 'watched', 'waiting')
 redis.call('HSET', KEYS[1], 'released', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call(ARGV[7], ARGV[3], ARGV[4])
+if state[7] or ARGV[10] ~= '1' then
+  redis.call(ARGV[7], ARGV[3], ARGV[4])
+end
 return 1

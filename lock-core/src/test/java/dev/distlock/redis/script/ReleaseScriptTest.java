@@ -122,7 +122,7 @@ class ReleaseScriptTest {
     /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
     private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence) {
         return scripts.release(hash, owner, new LockType.Release(holdId, fence, false, "0"), "distlock:{x}:released",
-                "test", "60000", "PUBLISH");
+                "test", "60000", "PUBLISH", false);
     }
 
     private static long release(LockScripts scripts, String hash, String owner, String holdId) {
