@@ -1,8 +1,6 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -17,7 +15,6 @@ import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.RestartGraceException;
-import dev.distlock.internal.Uninterrupted;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
@@ -33,13 +30,6 @@ import dev.distlock.redis.wakeup.Waiter;
 final class Acquisition {
 
     private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
-
-    private static final long POLL_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
-    private static final long POLL_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    /** The longest a subscribed waiter sleeps without checking: bounds the cost of a release message lost anyway. */
-    private static final long RECHECK_MAX_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final LockEngine engine;
 
@@ -154,7 +144,7 @@ final class Acquisition {
         Waiter waiter = null;
         boolean acquired = false;
         try {
-            long pollNanos = POLL_MIN_NANOS;
+            WaitPause pauses = new WaitPause();
             while (true) {
                 if (this.engine.isClosed()) {
                     throw new IllegalStateException(
@@ -205,19 +195,8 @@ final class Acquisition {
                 if (remaining <= 0) {
                     return null;
                 }
-                long pause = (this.holderRemainingMillis >= 0)
-                        ? Math.min(TimeUnit.MILLISECONDS.toNanos(this.holderRemainingMillis + 1), RECHECK_MAX_NANOS)
-                        : POLL_MAX_NANOS;
-                if (holdBack > 0) {
-                    pause = Math.min(holdBack, RECHECK_MAX_NANOS);
-                }
-                if (this.type.keepsPlace()) {
-                    pause = Math.min(pause, this.engine.placeRefreshNanos); // try again before the place lapses
-                }
-                if (!subscribed) {
-                    pause = Math.min(pause, pollNanos / 2 + ThreadLocalRandom.current().nextLong(pollNanos / 2 + 1));
-                    pollNanos = Math.min(pollNanos * 2, POLL_MAX_NANOS);
-                }
+                long pause = pauses.next(this.holderRemainingMillis, holdBack,
+                        this.type.keepsPlace() ? this.engine.placeRefreshNanos : 0, subscribed);
                 if (!waiter.await(Math.min(pause, remaining))) {
                     throw interrupted();
                 }
@@ -269,20 +248,9 @@ final class Acquisition {
      */
     private void leave() {
         Hold hold = this.fresh;
-        if (!this.waiting || !this.type.keepsPlace() || hold == null || this.engine.isClosed()) {
-            return;
+        if (this.waiting && this.type.keepsPlace() && hold != null) {
+            this.engine.leavePlace(hold);
         }
-        Uninterrupted.run(() -> {
-            try {
-                if (this.type.leave(hold)) {
-                    this.engine.subscriptions.signalLocal(hold.releaseChannel());
-                }
-            }
-            catch (DataAccessException ex) {
-                logger.debug("Could not leave the waiters of lock " + KeyText.quote(this.key)
-                        + "; the place lapses", ex);
-            }
-        });
     }
 
     /** Asks Redis; null when refused (a re-entry: when the owner's hold is gone in Redis). */

@@ -13,11 +13,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.distlock.KeyText;
 import dev.distlock.LockMode;
+import dev.distlock.internal.Uninterrupted;
+import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
@@ -157,6 +161,28 @@ final class LockEngine {
         if (!this.closed) {
             this.cleanUps.execute(task);
         }
+    }
+
+    /**
+     * Gives up the place a waiter kept in Redis (a fair queue place, a write intent). Best effort: a place that cannot
+     * be removed lapses by itself within the waiter lease. A closed service writes nothing more, as if its process had
+     * died.
+     */
+    void leavePlace(Hold hold) {
+        if (this.closed) {
+            return;
+        }
+        Uninterrupted.run(() -> {
+            try {
+                if (hold.type().leave(hold)) {
+                    this.subscriptions.signalLocal(hold.releaseChannel());
+                }
+            }
+            catch (DataAccessException ex) {
+                logger.debug("Could not leave the waiters of lock " + KeyText.quote(hold.key()) + "; the place lapses",
+                        ex);
+            }
+        });
     }
 
     boolean isClosed() {
