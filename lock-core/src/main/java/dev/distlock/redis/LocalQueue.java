@@ -184,7 +184,8 @@ final class LocalQueue {
 
     /** Whether the run of hand-offs reached its bound, so that the next goes only if nobody else waits. */
     synchronized boolean runAtBound(int maxRun, long maxRunNanos) {
-        return this.runLength >= maxRun || (this.runLength > 0 && System.nanoTime() - this.runStartNanos >= maxRunNanos);
+        return this.runLength >= maxRun
+                || (this.runLength > 0 && System.nanoTime() - this.runStartNanos >= maxRunNanos);
     }
 
     /** The lock went to {@code next}; {@code othersWait}: false restarts the run (nobody else to starve). */

@@ -9,8 +9,8 @@ import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.wakeup.Waiter;
 
 /**
- * One waiting call's place in a {@link LocalQueue}. States: idle (waiting), attempting (its own Redis attempt), claimed (a releasing
- * holder is handing the lock to it), handed (it holds the lock: {@link #handle}), gone (it gave up).
+ * One waiting call's place in a {@link LocalQueue}. States: idle (waiting), attempting (its own Redis attempt), claimed
+ * (a releasing holder is handing the lock to it), handed (it holds the lock: {@link #handle}), gone (it gave up).
  */
 final class QueueTurn {
 

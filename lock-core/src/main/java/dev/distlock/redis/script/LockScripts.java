@@ -109,8 +109,8 @@ public final class LockScripts {
 
     /**
      * Runs handoff.lua: the releasing owner's last hold ends and the new owner's grant starts in one call. Returns the
-     * new fencing token ({@code > 0}), or one of {@link #ALREADY_RELEASED}, {@link #HELD_BY_ANOTHER}, {@link #NOT_HELD},
-     * {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
+     * new fencing token ({@code > 0}), or one of {@link #ALREADY_RELEASED}, {@link #HELD_BY_ANOTHER}, {@link
+     * #NOT_HELD}, {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
      */
     long handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
             LockType.Grant grant, boolean lastOfRun) {
@@ -120,9 +120,9 @@ public final class LockScripts {
     }
 
     /**
-     * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with
-     * {@code publishOnlyToWaiters}, only when a waiting caller was refused since the last message). Returns one of {@link #FREED},
-     * {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
+     * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with {@code
+     * publishOnlyToWaiters}, only when a waiting caller was refused since the last message). Returns one of {@link
+     * #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     long release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
             String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
