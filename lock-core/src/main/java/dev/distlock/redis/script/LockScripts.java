@@ -73,16 +73,32 @@ public final class LockScripts {
         this.restartGrace = restartGrace;
     }
 
+    /** The line that includes a shared file, followed by its name (see {@link #read}). */
+    private static final String INCLUDE = "--#include ";
+
     public static <T> RedisScript<T> load(String name, Class<T> resultType) {
         // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
         // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
+        return new DefaultRedisScript<>(read(name), resultType);
+    }
+
+    /**
+     * A script's text, with each line {@code --#include <file>} replaced by that file of the same folder: a Lua
+     * function several scripts share is written once.
+     */
+    private static String read(String name) {
         ClassPathResource resource = new ClassPathResource("dev/distlock/redis/script/" + name);
+        String text;
         try {
-            return new DefaultRedisScript<>(resource.getContentAsString(StandardCharsets.UTF_8), resultType);
+            text = resource.getContentAsString(StandardCharsets.UTF_8);
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Could not read the lock script " + resource, ex);
         }
+        List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
+        lines.replaceAll(line -> line.startsWith(INCLUDE)
+                ? read(line.substring(INCLUDE.length()).split(" ", 2)[0]).stripTrailing() : line);
+        return String.join("\n", lines);
     }
 
     /**

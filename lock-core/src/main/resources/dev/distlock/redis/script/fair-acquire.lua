@@ -13,22 +13,7 @@
 -- A new grant names the waiter that is now first on the release channel: that waiter last heard of another holder
 -- or another first waiter, so it re-checks now and learns this holder's lease, to re-check right at its expiry
 -- (a lease that runs out publishes nothing).
--- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
--- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
--- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
--- new grant may go ahead, else the milliseconds until it may.
-local function restartGraceLeft(marker, grace)
-  if grace <= 0 or redis.call('EXISTS', marker) == 1 then
-    return nil
-  end
-  -- uptime_in_seconds is whole seconds: count a second less, so the grace never ends early
-  local uptime = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
-  if uptime * 1000 < grace then
-    return grace - uptime * 1000
-  end
-  redis.call('SET', marker, '1')
-  return nil
-end
+--#include restart-grace.lua (defines restartGraceLeft)
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[5] == '1'

@@ -10,22 +10,7 @@
 -- KEYS[5]  the restart grace marker; ARGV[8] the restart grace in ms (see acquire.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
--- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
--- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
--- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
--- new grant may go ahead, else the milliseconds until it may.
-local function restartGraceLeft(marker, grace)
-  if grace <= 0 or redis.call('EXISTS', marker) == 1 then
-    return nil
-  end
-  -- uptime_in_seconds is whole seconds: count a second less, so the grace never ends early
-  local uptime = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) - 1
-  if uptime * 1000 < grace then
-    return grace - uptime * 1000
-  end
-  redis.call('SET', marker, '1')
-  return nil
-end
+--#include restart-grace.lua (defines restartGraceLeft)
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[6] == '1'
