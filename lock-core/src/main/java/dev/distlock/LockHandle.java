@@ -2,6 +2,7 @@ package dev.distlock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -80,6 +81,21 @@ public interface LockHandle extends AutoCloseable {
      * {@link LockOptions#MAX_LEASE_TIME}
      */
     void releaseAfter(Duration delay);
+
+    /**
+     * Releases this acquisition as {@link #release()} does, without blocking the calling thread where the service
+     * can: the future completes once Redis answered, exceptionally with the exceptions {@link #release()} lists. A
+     * handle whose service has no non-blocking release releases on the calling thread and returns a completed future.
+     */
+    default CompletableFuture<Void> releaseAsync() {
+        try {
+            release();
+            return CompletableFuture.completedFuture(null);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
 
     /** Same as {@link #release()}. */
     @Override

@@ -71,6 +71,15 @@ public interface LockService {
     Optional<LockHandle> tryAcquire(String key, LockOptions options);
 
     /**
+     * The non-blocking side of this service: the same locks, taken and released without a thread waiting.
+     *
+     * @throws UnsupportedOperationException when this service has none
+     */
+    default AsyncLockService async() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " offers no non-blocking calls");
+    }
+
+    /**
      * Runs {@code work} while holding the lock and releases it on every path, as {@link #acquire(String, LockOptions)}
      * followed by {@link LockHandle#release()} in a {@code finally} block.
      *

@@ -1,6 +1,7 @@
 package dev.distlock.internal;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -28,6 +29,19 @@ public abstract class AbstractLockHandle implements LockHandle {
     public final void release() {
         if (markReleased()) {
             releaseNow(Duration.ZERO);
+        }
+    }
+
+    @Override
+    public final CompletableFuture<Void> releaseAsync() {
+        if (!markReleased()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            return releaseNowAsync();
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
         }
     }
 
@@ -79,6 +93,15 @@ public abstract class AbstractLockHandle implements LockHandle {
      * @throws LeaseLostException and the other exceptions {@link LockHandle#release()} lists
      */
     protected abstract void releaseNow(Duration keepHeld);
+
+    /**
+     * Releases the lock now, once, without blocking where the subclass can; the default releases on the calling
+     * thread.
+     */
+    protected CompletableFuture<Void> releaseNowAsync() {
+        releaseNow(Duration.ZERO);
+        return CompletableFuture.completedFuture(null);
+    }
 
     private boolean markReleased() {
         if (!this.released.compareAndSet(false, true)) {

@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.AsyncLockService;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
@@ -26,9 +28,20 @@ public abstract class AbstractLockService implements LockService {
 
     private final Duration defaultWaitTime;
 
+    private final AsyncLocks async = new AsyncLocks(this);
+
     protected AbstractLockService(LockListener listener, Duration defaultWaitTime) {
         this.listener = listener;
         this.defaultWaitTime = defaultWaitTime;
+    }
+
+    /** The non-blocking side, for a service that implements {@link #acquireWithinAsync}. */
+    @Override
+    public AsyncLockService async() {
+        if (!offersAsync()) {
+            return LockService.super.async();
+        }
+        return this.async;
     }
 
     @Override
@@ -96,6 +109,21 @@ public abstract class AbstractLockService implements LockService {
     protected abstract @Nullable LockHandle acquireWithin(String key, LockOptions options, String name,
             long startNanos, long waitNanos);
 
+    /** Whether {@link #acquireWithinAsync} is implemented. */
+    protected boolean offersAsync() {
+        return false;
+    }
+
+    /**
+     * As {@link #acquireWithin}, without blocking: the future completes with the handle, with null when the lock
+     * stayed held, or exceptionally with a {@link LockException}. Cancelling it withdraws the attempt. Services that
+     * implement it say so in {@link #offersAsync()}.
+     */
+    protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
+            long startNanos, long waitNanos) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " offers no non-blocking calls");
+    }
+
     private @Nullable LockHandle attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
@@ -104,20 +132,28 @@ public abstract class AbstractLockService implements LockService {
             handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
         }
         catch (LockException ex) {
-            Listeners.call(() -> this.listener.acquireFailed(key, name, since(start), ex));
+            reportFailed(key, name, start, ex);
             throw ex;
         }
-        Duration waited = since(start);
-        if (handle == null) {
-            Listeners.call(() -> this.listener.notAcquired(key, name, waited));
-            return null;
-        }
-        LockHandle acquired = handle;
-        Listeners.call(() -> this.listener.acquired(acquired, waited));
+        reportOutcome(key, name, start, handle);
         return handle;
     }
 
-    private Duration waitTime(LockOptions options) {
+    final void reportFailed(String key, String name, long start, LockException failure) {
+        Listeners.call(() -> this.listener.acquireFailed(key, name, since(start), failure));
+    }
+
+    final void reportOutcome(String key, String name, long start, @Nullable LockHandle handle) {
+        Duration waited = since(start);
+        if (handle == null) {
+            Listeners.call(() -> this.listener.notAcquired(key, name, waited));
+        }
+        else {
+            Listeners.call(() -> this.listener.acquired(handle, waited));
+        }
+    }
+
+    final Duration waitTime(LockOptions options) {
         return (options.waitTime() != null) ? options.waitTime() : this.defaultWaitTime;
     }
 

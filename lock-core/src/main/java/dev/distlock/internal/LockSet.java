@@ -7,6 +7,8 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -125,6 +127,43 @@ final class LockSet extends AbstractLockHandle implements MultiLockHandle {
     @Override
     protected void releaseNow(Duration keepHeld) {
         releaseAll(this.members, member -> member.releaseAfter(keepHeld));
+    }
+
+    @Override
+    protected CompletableFuture<Void> releaseNowAsync() {
+        return releaseAllAsync(this.members);
+    }
+
+    /**
+     * Releases every handle without blocking, all at once; completes when every release is done, exceptionally with
+     * the first failure in reverse acquisition order, the later ones suppressed.
+     */
+    static CompletableFuture<Void> releaseAllAsync(List<LockHandle> handles) {
+        List<CompletableFuture<Void>> releases = new ArrayList<>(handles.size());
+        for (int i = handles.size() - 1; i >= 0; i--) {
+            releases.add(handles.get(i).releaseAsync());
+        }
+        return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).handle((ignored, any) -> {
+            RuntimeException failure = null;
+            for (CompletableFuture<Void> release : releases) {
+                Throwable cause = release.handle((value, ex) -> ex).join();
+                if (cause == null) {
+                    continue;
+                }
+                cause = (cause instanceof CompletionException && cause.getCause() != null) ? cause.getCause() : cause;
+                RuntimeException runtime = (cause instanceof RuntimeException ex) ? ex : new CompletionException(cause);
+                if (failure == null) {
+                    failure = runtime;
+                }
+                else {
+                    failure.addSuppressed(runtime);
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return null;
+        });
     }
 
     /**

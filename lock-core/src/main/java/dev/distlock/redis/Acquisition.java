@@ -1,25 +1,14 @@
 package dev.distlock.redis;
 
-import java.time.Duration;
-
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 import dev.distlock.KeyText;
-import dev.distlock.LeaseExpiredOnArrivalException;
-import dev.distlock.LeaseLostException;
 import dev.distlock.LockInterruptedException;
-import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.RestartGraceException;
-import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.lease.Hold;
-import dev.distlock.redis.lease.ReplicaAcknowledgement;
-import dev.distlock.redis.script.LockType;
-import dev.distlock.redis.script.RestartGrace;
 import dev.distlock.redis.wakeup.Waiter;
 
 /**
@@ -27,53 +16,14 @@ import dev.distlock.redis.wakeup.Waiter;
  * for a release. A re-entry only ever re-enters: when the owner's hold is past its deadline or gone in Redis, the hold
  * is reported lost (its unreleased handles learn it) and the call takes the lock anew, with a new fencing token.
  */
-final class Acquisition {
-
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
-
-    private final LockEngine engine;
-
-    private final String key;
-
-    private final String name;
-
-    private final LockType type;
-
-    private final HoldKey holdKey;
-
-    /** Whether the caller waits when refused, keeping a place in Redis if the type has one. */
-    private final boolean waiting;
-
-    private final boolean watchdog;
-
-    private final long leaseNanos;
-
-    private final String leaseMillis;
-
-    /** The new hold this call would create; its owner token is made once, not per attempt. */
-    private @Nullable Hold fresh;
+final class Acquisition extends LockRequest {
 
     /** The service's queue for this exclusive lock, while this call waits with it. */
     private @Nullable LocalQueue queue;
 
-    /** From the last failed attempt: the holder's remaining lease, or -1 when unknown. */
-    private long holderRemainingMillis = -1;
-
-    /** From the last failed attempt: how long the restart grace holds back new grants, or -1 when it did not. */
-    private long graceLeftMillis = -1;
-
     Acquisition(LockEngine engine, String key, LockOptions options, String name, boolean waiting) {
-        this.engine = engine;
-        this.key = key;
-        this.name = name;
-        this.type = engine.types.get(options.mode());
-        this.waiting = waiting;
-        Object owner = options.owner();
-        this.holdKey = new HoldKey(owner != null ? owner : Thread.currentThread(), key, options.mode());
-        Duration lease = options.leaseTime();
-        this.watchdog = (lease == null);
-        this.leaseNanos = (lease == null) ? engine.watchdogLeaseNanos : lease.toNanos();
-        this.leaseMillis = (lease == null) ? engine.watchdogLeaseMillis : Long.toString(lease.toMillis());
+        super(engine, key, options, name, waiting,
+                (options.owner() != null) ? options.owner() : Thread.currentThread());
     }
 
     /**
@@ -93,8 +43,9 @@ final class Acquisition {
             if (handle == null && this.waiting) {
                 handle = waitFor(startNanos, waitNanos);
             }
-            if (handle == null && this.graceLeftMillis >= 0) {
-                throw new RestartGraceException(this.key, Duration.ofMillis(this.graceLeftMillis));
+            RestartGraceException grace = (handle == null) ? graceRefusal() : null;
+            if (grace != null) {
+                throw grace;
             }
             return handle;
         }
@@ -108,28 +59,15 @@ final class Acquisition {
         }
     }
 
-    private boolean ownerHoldOpen() {
-        Hold current = this.engine.holds.get(this.holdKey);
-        return current != null && !current.isOver();
-    }
-
     /** One try: re-enters the owner's hold if it is open, else takes a new hold. */
     private @Nullable RedisLockHandle attempt() {
-        Hold current = this.engine.holds.get(this.holdKey);
-        if (current != null && !current.isOver()) {
-            if (!current.isValid()) {
-                this.engine.holds.lose(current, new LeaseLostException(this.key, "The lease of lock "
-                        + KeyText.quote(this.key) + " ran out before its owner acquired it again"));
+        Hold current = reentryTarget();
+        if (current != null) {
+            RedisLockHandle handle = grant(current, true);
+            if (handle != null) {
+                return handle;
             }
-            else if (current.open()) {
-                RedisLockHandle handle = grant(current, true);
-                if (handle != null) {
-                    return handle;
-                }
-                this.engine.holds.lose(current, new LeaseLostException(this.key, "Lock " + KeyText.quote(this.key)
-                        + " was no "
-                        + "longer held by its owner when the owner acquired it again: the lease was lost meanwhile"));
-            }
+            reentryRefused(current);
         }
         return grant(freshHold(), false);
     }
@@ -220,99 +158,26 @@ final class Acquisition {
     /** This call's place in the local queue, for a hold with its current owner token. */
     private QueueTurn turn(boolean newToken) {
         if (newToken) {
-            this.fresh = null;
+            newOwnerToken();
         }
         return new QueueTurn(freshHold(), this.name, this.leaseMillis, this.leaseNanos, this.watchdog);
     }
 
-    /**
-     * The hold a new grant creates. Its owner token is made once per call, or shared with the owner's hold of the
-     * other side of a read/write lock, so that the write holder may read and a lone reader may write.
-     */
-    private Hold freshHold() {
-        Hold hold = this.fresh;
-        if (hold == null) {
-            LockMode sharing = this.type.sharesOwnerTokenWith();
-            Hold other = (sharing == null) ? null
-                    : this.engine.holds.get(new HoldKey(this.holdKey.owner(), this.key, sharing));
-            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken() : this.engine.newToken(16);
-            hold = new Hold(this.holdKey, this.type, this.type.releaseChannel(this.key), ownerToken);
-            this.fresh = hold;
-        }
-        return hold;
-    }
-
-    /**
-     * Gives up the place a waiting call kept in Redis. Best effort: a place that cannot be removed lapses by itself
-     * within the waiter lease. A closed service writes nothing more, as if its process had died.
-     */
-    private void leave() {
-        Hold hold = this.fresh;
-        if (this.waiting && this.type.keepsPlace() && hold != null) {
-            this.engine.leavePlace(hold);
-        }
-    }
-
     /** Asks Redis; null when refused (a re-entry: when the owner's hold is gone in Redis). */
     private @Nullable RedisLockHandle grant(Hold hold, boolean reentrant) {
-        String holdId = hold.nextHoldId();
-        long sentNanos = System.nanoTime();
-        GrantFailures failures = new GrantFailures(this.engine, hold, holdId, this.watchdog);
+        Grant grant = startGrant(hold, reentrant);
         long reply;
         try {
-            reply = this.type.acquire(hold,
-                    new LockType.Grant(holdId, this.leaseMillis, this.watchdog, reentrant, this.waiting));
+            reply = grant.call().run();
         }
         catch (DataAccessException ex) {
-            closeReentry(hold, reentrant);
-            throw failures.failed(ex);
+            throw grant.failed(ex);
         }
-        this.graceLeftMillis = RestartGrace.refused(reply) ? RestartGrace.leftMillis(reply) : -1;
-        if (reply <= 0) {
-            this.holderRemainingMillis = (this.graceLeftMillis >= 0) ? this.graceLeftMillis : -reply - 1;
-            closeReentry(hold, reentrant);
-            return null;
-        }
-        long repliedNanos = System.nanoTime();
-        if (repliedNanos - (sentNanos + this.leaseNanos) >= 0) {
-            closeReentry(hold, reentrant);
-            LeaseExpiredOnArrivalException late = failures.expiredOnArrival(Duration.ofNanos(repliedNanos - sentNanos),
-                    this.leaseMillis);
-            if (!this.waiting) {
-                throw late;
-            }
-            logger.debug(late.getMessage() + "; trying again");
-            this.holderRemainingMillis = 0;
-            return null;
-        }
-        ReplicaAcknowledgement acknowledgement = this.engine.replicaAcknowledgement;
-        if (acknowledgement != null) {
-            long acknowledged = acknowledgement.await(this.type.context.scripts());
-            if (acknowledged < acknowledgement.replicas()) {
-                closeReentry(hold, reentrant);
-                throw failures.notReplicated(acknowledgement.shortfall(acknowledged));
-            }
-        }
-        RedisLockHandle handle = new RedisLockHandle(this.engine.releases, hold, holdId, this.name, reply, sentNanos,
-                this.watchdog, this.leaseNanos);
-        hold.granted(handle, sentNanos, this.leaseNanos);
-        if (!reentrant) {
-            hold.open();
-            this.engine.holds.add(hold);
-            if (this.type.handsOff()) {
-                this.engine.queues.held(hold);
-            }
-        }
-        if (this.watchdog) {
-            this.engine.watchdog.watch(hold);
-        }
-        return handle;
+        return grant.replied(reply);
     }
 
-    /** A re-entry that was counted open before its Redis call but not granted: counts it closed again. */
-    private void closeReentry(Hold hold, boolean reentrant) {
-        if (reentrant && hold.close()) {
-            this.engine.holds.forget(hold);
-        }
+    @Override
+    boolean joinsLocalQueue() {
+        return true;
     }
 }

@@ -83,6 +83,9 @@ final class LockEngine {
 
     private final ReconnectCheck reconnectCheck;
 
+    /** Times the waits of non-blocking acquisitions and retries of their releases; started on first need. */
+    private volatile @Nullable ScheduledThreadPoolExecutor asyncTimer;
+
     private volatile boolean closed;
 
     LockEngine(RedisLockServiceBuilder settings) {
@@ -129,7 +132,8 @@ final class LockEngine {
         // A hand-off skips the replica acknowledgement a grant waits for, so there is none with acknowledgements.
         int maxHandOffs = (this.replicaAcknowledgement != null) ? 0 : settings.maxHandOffs;
         this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
-                new HandOffs(this.queues, this.holds, this.watchdog, maxHandOffs, settings.maxHandOffTime.toNanos()));
+                new HandOffs(this.queues, this.holds, this.watchdog, maxHandOffs, settings.maxHandOffTime.toNanos()),
+                this::asyncTimer);
     }
 
     private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {
@@ -185,6 +189,28 @@ final class LockEngine {
         });
     }
 
+    /**
+     * The timer of non-blocking calls: their pauses between attempts, release retries and subscribing. Its tasks only
+     * send commands without waiting, except a subscription, so that one thread serves any number of calls.
+     */
+    ScheduledThreadPoolExecutor asyncTimer() {
+        ScheduledThreadPoolExecutor timer = this.asyncTimer;
+        if (timer == null) {
+            synchronized (this) {
+                timer = this.asyncTimer;
+                if (timer == null) {
+                    timer = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "distlock-async-"));
+                    timer.setRemoveOnCancelPolicy(true);
+                    if (this.closed) {
+                        timer.shutdown();
+                    }
+                    this.asyncTimer = timer;
+                }
+            }
+        }
+        return timer;
+    }
+
     boolean isClosed() {
         return this.closed;
     }
@@ -195,6 +221,12 @@ final class LockEngine {
         this.reconnectCheck.close();
         this.scheduler.shutdownNow();
         this.cleanUps.shutdownNow();
+        synchronized (this) {
+            ScheduledThreadPoolExecutor timer = this.asyncTimer;
+            if (timer != null) {
+                timer.shutdownNow();
+            }
+        }
         this.subscriptions.signalAll(); // waiting threads see the service closed
         this.subscriptions.close();
     }

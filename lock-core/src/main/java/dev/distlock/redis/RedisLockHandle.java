@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -93,15 +94,22 @@ final class RedisLockHandle extends AbstractLockHandle implements LeaseHolder {
     }
 
     @Override
+    protected CompletableFuture<Void> releaseNowAsync() {
+        return this.releaser.releaseAsync(this);
+    }
+
+    @Override
     public String toString() {
         return "LockHandle[key=" + key() + ", fencingToken=" + this.fencingToken + ", held=" + isHeld() + "]";
     }
 
     /** Releases a handle's acquisition in Redis. */
-    @FunctionalInterface
     interface Releaser {
 
         /** Releases it now, or when {@code keepHeldMillis} > 0 leaves the lock held that much longer. */
         void release(RedisLockHandle handle, long keepHeldMillis);
+
+        /** Releases it now without blocking; completes as {@link #release} returns or throws. */
+        CompletableFuture<Void> releaseAsync(RedisLockHandle handle);
     }
 }

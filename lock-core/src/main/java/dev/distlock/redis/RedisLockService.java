@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -75,6 +76,18 @@ public final class RedisLockService extends AbstractLockService implements LockI
     protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
             long waitNanos) {
         return new Acquisition(this.engine, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
+    }
+
+    /** Non-blocking calls need no replica acknowledgements, whose WAIT would block the connection's thread. */
+    @Override
+    protected boolean offersAsync() {
+        return this.engine.replicaAcknowledgement == null;
+    }
+
+    @Override
+    protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
+            long startNanos, long waitNanos) {
+        return new AsyncAcquisition(this.engine, key, options, name, waitNanos > 0).start(startNanos, waitNanos);
     }
 
     /**

@@ -1,10 +1,14 @@
 package dev.distlock.redis;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 import dev.distlock.KeyText;
@@ -19,6 +23,7 @@ import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.redis.script.LockScripts;
 import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.script.ScriptCall;
 import dev.distlock.redis.wakeup.ReleaseSubscriptions;
 
 /** Releases acquisitions: the script call with its retries, the local wake-up, and what the reply says. */
@@ -28,6 +33,9 @@ final class Releases implements RedisLockHandle.Releaser {
 
     /** Tries of one release: the retry window a freed lock's hash must outlive (see TokenRetention). */
     static final int RELEASE_ATTEMPTS = 3;
+
+    /** The pause before a release's second try; the third waits twice as long. */
+    private static final long RETRY_PAUSE_MILLIS = 50;
 
     private final Holds holds;
 
@@ -41,8 +49,12 @@ final class Releases implements RedisLockHandle.Releaser {
 
     private final HandOffs handOffs;
 
+    /** The service's timer for non-blocking retries, started on first need. */
+    private final Supplier<ScheduledExecutorService> timer;
+
     Releases(Holds holds, LeaseWatchdog watchdog, ReleaseSubscriptions subscriptions, LockListener listener,
-            LocalQueues queues, HandOffs handOffs) {
+            LocalQueues queues, HandOffs handOffs, Supplier<ScheduledExecutorService> timer) {
+        this.timer = timer;
         this.queues = queues;
         this.handOffs = handOffs;
         this.holds = holds;
@@ -57,6 +69,64 @@ final class Releases implements RedisLockHandle.Releaser {
      */
     @Override
     public void release(RedisLockHandle handle, long keepHeldMillis) {
+        boolean last = closeHold(handle);
+        LockType.Release release = releaseOf(handle, keepHeldMillis);
+        Hold hold = handle.hold;
+        long reply;
+        Long handedOff;
+        try {
+            handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
+            reply = (handedOff != null) ? handedOff : withRetries(() -> hold.type().release(hold, release));
+        }
+        catch (DataAccessException ex) {
+            throw failed(handle, ex);
+        }
+        replied(handle, last, keepHeldMillis, reply, handedOff);
+    }
+
+    /**
+     * Releases one acquisition now without blocking: the script is sent, and sent again after a pause on the
+     * service's timer when it fails, as {@link #release} retries. No hand-off: local waiters are woken instead.
+     */
+    @Override
+    public CompletableFuture<Void> releaseAsync(RedisLockHandle handle) {
+        boolean last = closeHold(handle);
+        ScriptCall call = handle.hold.type().releaseCall(handle.hold, releaseOf(handle, 0));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        sendRelease(call, 1, handle, last, done);
+        return done;
+    }
+
+    private void sendRelease(ScriptCall call, int attempt, RedisLockHandle handle, boolean last,
+            CompletableFuture<Void> done) {
+        call.runAsync().whenComplete((reply, failure) -> {
+            try {
+                if (failure == null) {
+                    replied(handle, last, 0, reply, null);
+                    done.complete(null);
+                }
+                else if (attempt < RELEASE_ATTEMPTS && failure instanceof DataAccessException) {
+                    // safe, as for the blocking retry: the script recognises a hold it released already
+                    this.timer.get().schedule(() -> sendRelease(call, attempt + 1, handle, last, done),
+                            RETRY_PAUSE_MILLIS * attempt, TimeUnit.MILLISECONDS);
+                }
+                else {
+                    throw (failure instanceof DataAccessException ex) ? failed(handle, ex) : failure;
+                }
+            }
+            catch (Throwable ex) {
+                done.completeExceptionally(ex);
+            }
+        });
+    }
+
+    /**
+     * Ends the handle's acquisition in its hold, before Redis hears: the watchdog stops renewing what it no longer
+     * needs to.
+     *
+     * @return whether it was the owner's last acquisition
+     */
+    private boolean closeHold(RedisLockHandle handle) {
         Hold hold = handle.hold;
         boolean renewedHandleRemains = hold.released(handle);
         boolean last = hold.close();
@@ -66,25 +136,35 @@ final class Releases implements RedisLockHandle.Releaser {
         else if (!renewedHandleRemains) {
             this.watchdog.unwatch(hold); // the remaining acquisitions have fixed leases
         }
-        LockType.Release release = new LockType.Release(handle.holdId, handle.fencingToken(),
-                handle.renewedByWatchdog(), Long.toString(keepHeldMillis));
-        long reply;
-        Long handedOff;
-        try {
-            handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
-            reply = (handedOff != null) ? handedOff : withRetries(() -> hold.type().release(hold, release));
-        }
-        catch (DataAccessException ex) {
-            this.queues.released(hold);
-            LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
-            LockException failure = (refused != null) ? refused
-                    : new LockUnavailableException(hold.key(), "Could not release lock "
-                    + KeyText.quote(hold.key())
-                    + ": Redis did not answer; the lock stays until its lease runs out", ex);
-            logger.warn(this.holds.logLine(failure, handle.name()), ex);
-            Listeners.call(() -> this.listener.releaseFailed(handle, failure));
-            throw failure;
-        }
+        return last;
+    }
+
+    private static LockType.Release releaseOf(RedisLockHandle handle, long keepHeldMillis) {
+        return new LockType.Release(handle.holdId, handle.fencingToken(), handle.renewedByWatchdog(),
+                Long.toString(keepHeldMillis));
+    }
+
+    /** Redis could not be asked: reported, and the error to throw. */
+    private LockException failed(RedisLockHandle handle, DataAccessException ex) {
+        Hold hold = handle.hold;
+        this.queues.released(hold);
+        LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
+        LockException failure = (refused != null) ? refused
+                : new LockUnavailableException(hold.key(), "Could not release lock " + KeyText.quote(hold.key())
+                        + ": Redis did not answer; the lock stays until its lease runs out", ex);
+        logger.warn(this.holds.logLine(failure, handle.name()), ex);
+        Listeners.call(() -> this.listener.releaseFailed(handle, failure));
+        return failure;
+    }
+
+    /**
+     * What Redis answered: local waiters woken, the listener told.
+     *
+     * @throws LeaseLostException when the lease had been lost before the release
+     */
+    private void replied(RedisLockHandle handle, boolean last, long keepHeldMillis, long reply,
+            @Nullable Long handedOff) {
+        Hold hold = handle.hold;
         if (last) {
             this.queues.released(hold); // after a hand-off, the queue names the new holder already
         }
@@ -125,7 +205,7 @@ final class Releases implements RedisLockHandle.Releaser {
                     if (attempt == RELEASE_ATTEMPTS) {
                         throw ex;
                     }
-                    interrupted |= sleepThroughInterrupts(TimeUnit.MILLISECONDS.toNanos(50L * attempt));
+                    interrupted |= sleepThroughInterrupts(TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS * attempt));
                 }
             }
         }

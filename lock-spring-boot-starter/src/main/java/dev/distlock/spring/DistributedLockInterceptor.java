@@ -14,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 
+import dev.distlock.AsyncLockService;
 import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
@@ -50,6 +51,9 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         }
         EvaluatedKeys keys = this.lockedMethods.expressions()
             .evaluate(locked, invocation.getArguments(), target, targetClass);
+        if (locked.style() != ResultStyle.BLOCKING) {
+            return invokeAsync(locked, keys, invocation);
+        }
         LockHandle lock;
         try {
             lock = keys.several() ? this.lockService.get().acquireAll(keys.keys(), locked.options())
@@ -59,11 +63,29 @@ final class DistributedLockInterceptor implements MethodInterceptor {
             return notAcquired(locked, invocation, keys.toString(), ex);
         }
         catch (IllegalArgumentException ex) {
-            throw new LockKeyException(locked.method(), locked.keyText(),
-                    "evaluated to " + KeyText.quote(keys.toString()) + ", which is not a valid lock key: "
-                            + ex.getMessage(), ex);
+            throw badKey(locked, keys, ex);
         }
         return proceedHolding(lock, locked, invocation);
+    }
+
+    /** A method returning a future or a publisher: locked until its result completes. */
+    private Object invokeAsync(LockedMethod locked, EvaluatedKeys keys, MethodInvocation invocation) {
+        AsyncLockService locks = this.lockService.get().async();
+        AsyncLockedCall.NotAcquired notAcquired = timeout -> notAcquired(locked, invocation, keys.toString(), timeout);
+        try {
+            return (locked.style() == ResultStyle.FUTURE)
+                    ? AsyncLockedCall.invoke(locks, keys, locked, invocation, notAcquired)
+                    : ReactiveLockedCall.invoke(locks, keys, locked, invocation, notAcquired,
+                            ex -> badKey(locked, keys, ex));
+        }
+        catch (IllegalArgumentException ex) {
+            throw badKey(locked, keys, ex);
+        }
+    }
+
+    private static LockKeyException badKey(LockedMethod locked, EvaluatedKeys keys, IllegalArgumentException ex) {
+        return new LockKeyException(locked.method(), locked.keyText(), "evaluated to "
+                + KeyText.quote(keys.toString()) + ", which is not a valid lock key: " + ex.getMessage(), ex);
     }
 
     private @Nullable Object proceedHolding(LockHandle lock, LockedMethod locked, MethodInvocation invocation)

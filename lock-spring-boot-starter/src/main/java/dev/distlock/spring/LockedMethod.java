@@ -26,12 +26,19 @@ import dev.distlock.LockOptions;
  * @param holdAtLeast the least time to hold the lock after acquisition, or null
  * @param onNotAcquired {@link OnNotAcquired#THROW}, {@link OnNotAcquired#SKIP} or {@link OnNotAcquired#CALL_HANDLER}
  * @param handlerName the handler bean's name with {@link OnNotAcquired#CALL_HANDLER}, otherwise empty
+ * @param style how the method delivers its result, which decides how long the lock is held
  */
 record LockedMethod(Method method, String keyText, Expression key, LockOptions options, @Nullable Duration holdAtLeast,
-        OnNotAcquired onNotAcquired, String handlerName) {
+        OnNotAcquired onNotAcquired, String handlerName, ResultStyle style) {
 
-    /** What the method returns when skipped: an empty optional for the optional types, otherwise null. */
+    /**
+     * What the method returns when skipped: an empty result for a future or publisher, an empty optional for the
+     * optional types, otherwise null.
+     */
     @Nullable Object skippedResult() {
+        if (this.style != ResultStyle.BLOCKING) {
+            return this.style.emptyResult();
+        }
         Class<?> type = this.method.getReturnType();
         if (type == Optional.class) {
             return Optional.empty();

@@ -19,7 +19,6 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.expression.Expression;
-import org.springframework.scheduling.annotation.Async;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -31,10 +30,6 @@ import dev.distlock.LockService;
  * method and per class. Thread-safe.
  */
 final class LockedMethods {
-
-    /** Return types whose work goes on after the method returns. */
-    private static final Set<String> ASYNCHRONOUS_TYPES = Set.of("java.util.concurrent.CompletionStage",
-            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
 
     private final Map<AnnotatedElementKey, Optional<LockedMethod>> methods = new ConcurrentHashMap<>(256);
 
@@ -144,13 +139,7 @@ final class LockedMethods {
             throw new IllegalArgumentException("a Spring proxy cannot intercept a static or private method, so it "
                     + "would run without the lock");
         }
-        String asynchronous = asynchronousResult(method, targetClass);
-        if (asynchronous != null) {
-            throw new IllegalArgumentException("the method returns " + asynchronous + ", whose work may go on after "
-                    + "the method returns; the lock would be released when the method returns, while that work still "
-                    + "runs. Asynchronous methods are not supported yet: lock inside the asynchronous work (for "
-                    + "example with LockService.executeLocked), or make the method blocking");
-        }
+        ResultStyle style = ResultStyle.of(method, targetClass);
         if (annotation.key().isBlank()) {
             throw new IllegalArgumentException("key must not be blank");
         }
@@ -166,13 +155,17 @@ final class LockedMethods {
             options = options.withLeaseTime(leaseTime);
         }
         Duration holdAtLeast = duration("holdAtLeast", annotation.holdAtLeast());
+        if (holdAtLeast != null && style != ResultStyle.BLOCKING) {
+            throw new IllegalArgumentException("holdAtLeast is not supported on methods that return a future or a "
+                    + "publisher yet; remove it, or make the method blocking");
+        }
         if (holdAtLeast != null && holdAtLeast.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
             throw new IllegalArgumentException("holdAtLeast must be at most " + LockOptions.MAX_LEASE_TIME.toDays()
                     + " days, but was \"" + annotation.holdAtLeast() + "\"");
         }
         OnNotAcquired onNotAcquired = onNotAcquired(method, annotation);
         return new LockedMethod(method, annotation.key(), key, options, holdAtLeast, onNotAcquired,
-                annotation.notAcquiredHandler());
+                annotation.notAcquiredHandler(), style);
     }
 
     private OnNotAcquired onNotAcquired(Method method, DistributedLock annotation) {
@@ -208,46 +201,6 @@ final class LockedMethods {
                     + returnType + "; return a wrapper type or an Optional, or use THROW or CALL_HANDLER");
         }
         return choice;
-    }
-
-    /**
-     * What makes the method asynchronous, or null: a {@code CompletionStage} (such as {@code CompletableFuture}), a
-     * Reactive Streams or {@code Flow} publisher (such as Reactor's {@code Mono} and {@code Flux}) as its return type,
-     * or a Kotlin {@code suspend} function's continuation parameter. Matched by class name, so that none of these
-     * libraries is needed. Not for {@code @Async} methods, whose lock is taken and released on the executor's thread.
-     */
-    private static @Nullable String asynchronousResult(Method method, Class<?> targetClass) {
-        if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
-                || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
-            return null; // Spring's @Async advice runs outside the lock: the lock wraps the work on the executor
-        }
-        Class<?>[] parameters = method.getParameterTypes();
-        if (parameters.length > 0
-                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-            return "through a Kotlin suspend function's continuation";
-        }
-        Class<?> returnType = method.getReturnType();
-        Class<?> asynchronous = asynchronousSupertype(returnType);
-        if (asynchronous == null) {
-            return null;
-        }
-        return ClassUtils.getShortName(returnType)
-                + (asynchronous == returnType ? "" : " (a " + ClassUtils.getShortName(asynchronous) + ")");
-    }
-
-    /** The type itself, or its superclass or interface, that is one of the asynchronous types; null if none. */
-    private static @Nullable Class<?> asynchronousSupertype(@Nullable Class<?> type) {
-        if (type == null || type.isPrimitive()) {
-            return null;
-        }
-        if (ASYNCHRONOUS_TYPES.contains(type.getName())) {
-            return type;
-        }
-        Class<?> found = asynchronousSupertype(type.getSuperclass());
-        for (int i = 0; found == null && i < type.getInterfaces().length; i++) {
-            found = asynchronousSupertype(type.getInterfaces()[i]);
-        }
-        return found;
     }
 
     /** {@code OrderService.reserve}: the short name of the bean's own class (not a proxy's) and the method's name. */

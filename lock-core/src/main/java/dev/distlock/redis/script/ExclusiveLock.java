@@ -18,12 +18,12 @@ final class ExclusiveLock extends LockType {
     }
 
     @Override
-    public long acquire(LockTarget hold, Grant grant) {
+    public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant);
     }
 
     @Override
-    public long release(LockTarget hold, Release release) {
+    public ScriptCall releaseCall(LockTarget hold, Release release) {
         return releasePlainHash(hold, HASH, release, true);
     }
 

@@ -29,17 +29,17 @@ final class FairLock extends LockType {
     }
 
     @Override
-    public long acquire(LockTarget hold, Grant grant) {
+    public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .runGrant(this.acquire, keys(hold), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
+            .grantCall(this.acquire, keys(hold), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
                     grant.waiting() ? this.context.waiterLeaseMillis() : "0", grant.watchdogFlag(),
                     grant.reentryFlag(), hold.releaseChannel(), publishCommand());
     }
 
     @Override
-    public long release(LockTarget hold, Release release) {
+    public ScriptCall releaseCall(LockTarget hold, Release release) {
         return this.context.scripts()
-            .run(this.release, keys(hold), hold.ownerToken(), release.holdId(), hold.releaseChannel(),
+            .call(this.release, keys(hold), hold.ownerToken(), release.holdId(), hold.releaseChannel(),
                     this.context.tokenRetentionMillis(), release.keepHeldMillis(), publishCommand(),
                     Long.toString(release.fencingToken()), release.watchdogFlag());
     }

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
@@ -64,6 +65,8 @@ public final class LockScripts {
 
     private final RestartGrace restartGrace;
 
+    private final AsyncScriptRunner async;
+
     public LockScripts(StringRedisTemplate redis) {
         this(redis, RestartGrace.none());
     }
@@ -71,6 +74,7 @@ public final class LockScripts {
     public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace) {
         this.redis = redis;
         this.restartGrace = restartGrace;
+        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory());
     }
 
     /** The line that includes a shared file, followed by its name (see {@link #read}). */
@@ -105,22 +109,22 @@ public final class LockScripts {
      * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, {@code 0} when a re-entry found the
      * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
      */
-    long acquire(String lockHash, String ownerToken, LockType.Grant grant) {
-        return runGrant(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
+    ScriptCall acquire(String lockHash, String ownerToken, LockType.Grant grant) {
+        return grantCall(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
                 grant.watchdogFlag(), grant.reentryFlag(), grant.waitingFlag());
     }
 
     /**
-     * Runs an acquire script with the restart grace's marker key and grace (ms) appended to its keys and arguments;
-     * a reply of {@link RestartGrace#refused} or below means the grace refused a new grant.
+     * A call of an acquire script with the restart grace's marker key and grace (ms) appended to its keys and
+     * arguments; a reply of {@link RestartGrace#refused} or below means the grace refused a new grant.
      */
-    long runGrant(RedisScript<Long> script, List<String> keys, Object... args) {
+    ScriptCall grantCall(RedisScript<Long> script, List<String> keys, Object... args) {
         List<String> allKeys = new ArrayList<>(keys.size() + 1);
         allKeys.addAll(keys);
         allKeys.add(this.restartGrace.marker(keys.get(0)));
         Object[] allArgs = java.util.Arrays.copyOf(args, args.length + 1);
         allArgs[args.length] = this.restartGrace.graceMillis();
-        return run(script, allKeys, allArgs);
+        return new ScriptCall(this, script, allKeys, allArgs);
     }
 
     /**
@@ -140,9 +144,9 @@ public final class LockScripts {
      * publishOnlyToWaiters}, only when a waiting caller was refused since the last message). Returns one of {@link
      * #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
-    long release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
+    ScriptCall release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
             String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
-        return run(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
+        return call(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
                 release.keepHeldMillis(), publishCommand, Long.toString(release.fencingToken()),
                 release.watchdogFlag(), publishOnlyToWaiters ? "1" : "0");
     }
@@ -170,6 +174,16 @@ public final class LockScripts {
             renewed[i] = ((Number) replies.get(i)).intValue();
         }
         return renewed;
+    }
+
+    /** A call of an integer-answering script. */
+    ScriptCall call(RedisScript<Long> script, List<String> keys, Object... args) {
+        return new ScriptCall(this, script, keys, args);
+    }
+
+    /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
+    CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
+        return this.async.run(script, keys, args);
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {

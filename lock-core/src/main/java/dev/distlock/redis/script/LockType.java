@@ -50,10 +50,20 @@ public abstract class LockType {
      * @return the fencing token ({@code > 0}) when granted, {@code 0} when a {@link Grant#reentry()} found the
      * owner's hold gone, else {@code -1 - ms until it is worth trying again}
      */
-    public abstract long acquire(LockTarget hold, Grant grant);
+    public final long acquire(LockTarget hold, Grant grant) {
+        return acquireCall(hold, grant).run();
+    }
+
+    /** The script call of {@link #acquire}, to run with or without blocking. */
+    public abstract ScriptCall acquireCall(LockTarget hold, Grant grant);
 
     /** Releases one hold: answers {@link LockScripts#FREED}, {@link LockScripts#STILL_HELD}, ... */
-    public abstract long release(LockTarget hold, Release release);
+    public final long release(LockTarget hold, Release release) {
+        return releaseCall(hold, release).run();
+    }
+
+    /** The script call of {@link #release}, to run with or without blocking. */
+    public abstract ScriptCall releaseCall(LockTarget hold, Release release);
 
     /**
      * Ends the owner's last hold and grants the lock to {@code next} in one call (exclusive locks only): see
@@ -111,7 +121,7 @@ public abstract class LockType {
      * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
      * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does).
      */
-    final long releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
+    final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
         return this.context.scripts().release(name(hold, suffix), hold.ownerToken(), release, hold.releaseChannel(),
                 this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters);
     }

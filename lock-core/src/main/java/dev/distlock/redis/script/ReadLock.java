@@ -35,18 +35,18 @@ final class ReadLock extends LockType {
     }
 
     @Override
-    public long acquire(LockTarget hold, Grant grant) {
+    public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .runGrant(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
+            .grantCall(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
                     name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(),
                     grant.leaseMillis(), this.context.tokenRetentionMillis(), grant.watchdogFlag(),
                     grant.reentryFlag());
     }
 
     @Override
-    public long release(LockTarget hold, Release release) {
+    public ScriptCall releaseCall(LockTarget hold, Release release) {
         return this.context.scripts()
-            .run(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken(), release.holdId(),
+            .call(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken(), release.holdId(),
                     hold.releaseChannel(), this.context.clientId(), this.context.tokenRetentionMillis(),
                     release.keepHeldMillis(), publishCommand(), release.watchdogFlag());
     }

@@ -31,16 +31,16 @@ final class WriteLock extends LockType {
     }
 
     @Override
-    public long acquire(LockTarget hold, Grant grant) {
+    public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .runGrant(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
+            .grantCall(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
                     name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
                     this.context.tokenRetentionMillis(), grant.waiting() ? this.context.waiterLeaseMillis() : "0",
                     grant.watchdogFlag(), grant.reentryFlag());
     }
 
     @Override
-    public long release(LockTarget hold, Release release) {
+    public ScriptCall releaseCall(LockTarget hold, Release release) {
         return releasePlainHash(hold, WRITER, release, false);
     }
 

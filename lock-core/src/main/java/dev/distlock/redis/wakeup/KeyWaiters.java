@@ -3,7 +3,6 @@ package dev.distlock.redis.wakeup;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.redis.script.LockType.WakeUp;
 
@@ -54,7 +53,7 @@ final class KeyWaiters {
             named.queued = false;
             named.signalled = true;
         }
-        LockSupport.unpark(named.thread);
+        named.unpark();
     }
 
     synchronized boolean join() {
@@ -83,7 +82,7 @@ final class KeyWaiters {
             waiter.queued = false;
             waiter.signalled = true;
         }
-        LockSupport.unpark(waiter.thread);
+        waiter.unpark();
     }
 
     void signalEveryone() {
@@ -97,7 +96,7 @@ final class KeyWaiters {
             }
         }
         for (Waiter waiter : woken) {
-            LockSupport.unpark(waiter.thread);
+            waiter.unpark();
         }
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.redis.wakeup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -107,14 +108,37 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
      * @param name the name a {@link WakeUp#NAMED} release message gives to wake this waiter
      */
     public Waiter startWaiting(String channel, WakeUp wakeUp, String name) {
+        Waiter waiter = join(channel, wakeUp, name, null);
+        if (!waiter.waiters.subscribed) {
+            subscribe(waiter.waiters, false);
+        }
+        return waiter;
+    }
+
+    /**
+     * Registers a non-blocking waiter, told of each wake-up by {@code onSignal} (on the signalling thread: it must not
+     * block). Subscribing, which waits for Redis, runs on {@code subscriber}; the waiter is signalled once it is
+     * subscribed, so that it checks for a release it could have missed meanwhile.
+     */
+    public Waiter startWaiting(String channel, WakeUp wakeUp, String name, Runnable onSignal, Executor subscriber) {
+        Waiter waiter = join(channel, wakeUp, name, onSignal);
+        if (!waiter.waiters.subscribed && this.subscribers != null && !this.backoff.waiting()) {
+            subscriber.execute(() -> {
+                subscribe(waiter.waiters, false);
+                if (waiter.waiters.subscribed) {
+                    waiter.wake();
+                }
+            });
+        }
+        return waiter;
+    }
+
+    private Waiter join(String channel, WakeUp wakeUp, String name, @Nullable Runnable onSignal) {
         while (true) {
             KeyWaiters waiters = this.waitersByChannel.computeIfAbsent(channel,
                     newChannel -> new KeyWaiters(newChannel, wakeUp));
             if (waiters.join()) {
-                if (!waiters.subscribed) {
-                    subscribe(waiters, false);
-                }
-                return new Waiter(this, waiters, name);
+                return new Waiter(this, waiters, name, onSignal);
             }
             // closed by the sweeper between lookup and join: take the fresh one
         }

@@ -2,14 +2,23 @@ package dev.distlock.redis.wakeup;
 
 import java.util.concurrent.locks.LockSupport;
 
-/** One waiting thread. Armed before each attempt, so a release between attempt and sleep is not missed. */
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One waiting thread, or one non-blocking acquisition told by a callback. Armed before each attempt, so a release
+ * between attempt and sleep is not missed.
+ */
 public final class Waiter {
 
     final KeyWaiters waiters;
 
     final String name;
 
-    final Thread thread = Thread.currentThread();
+    /** The waiting thread; null for a non-blocking waiter. */
+    final @Nullable Thread thread;
+
+    /** Told of each signal instead of a thread; runs on the signalling thread, so it must not block. */
+    private final @Nullable Runnable onSignal;
 
     volatile boolean signalled;
 
@@ -17,10 +26,17 @@ public final class Waiter {
 
     private final ReleaseSubscriptions subscriptions;
 
-    Waiter(ReleaseSubscriptions subscriptions, KeyWaiters waiters, String name) {
+    Waiter(ReleaseSubscriptions subscriptions, KeyWaiters waiters, String name, @Nullable Runnable onSignal) {
         this.subscriptions = subscriptions;
         this.waiters = waiters;
         this.name = name;
+        this.onSignal = onSignal;
+        this.thread = (onSignal == null) ? Thread.currentThread() : null;
+    }
+
+    /** Whether a release message will wake this waiter now (never subscribes). */
+    public boolean isSubscribed() {
+        return this.waiters.subscribed;
     }
 
     /**
@@ -61,7 +77,18 @@ public final class Waiter {
     /** Ends the current or next {@link #await} early, as a release would. */
     public void wake() {
         this.signalled = true;
-        LockSupport.unpark(this.thread);
+        unpark();
+    }
+
+    /** Wakes the thread, or tells the callback; called after {@link #signalled} was set. */
+    void unpark() {
+        Runnable callback = this.onSignal;
+        if (callback != null) {
+            callback.run();
+        }
+        else {
+            LockSupport.unpark(this.thread);
+        }
     }
 
     public void finish(boolean acquired) {

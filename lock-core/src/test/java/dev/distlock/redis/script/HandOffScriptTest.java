@@ -104,7 +104,7 @@ class HandOffScriptTest {
     }
 
     private long acquire(String owner, String holdId, String leaseMillis, boolean waiting) {
-        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, false, false, waiting));
+        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, false, false, waiting)).run();
     }
 
     private long handOff(String owner, String holdId, long fence, String next, String nextHoldId, String leaseMillis,
@@ -115,6 +115,6 @@ class HandOffScriptTest {
 
     private long release(String owner, String holdId, long fence) {
         return this.scripts.release(HASH, owner, new LockType.Release(holdId, fence, false, "0"),
-                "distlock:{hand}:released", "test", "60000", "PUBLISH", true);
+                "distlock:{hand}:released", "test", "60000", "PUBLISH", true).run();
     }
 }

@@ -116,13 +116,13 @@ class ReleaseScriptTest {
     }
 
     private static long acquire(LockScripts scripts, String hash, String owner, String holdId) {
-        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", false, false, false));
+        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", false, false, false)).run();
     }
 
     /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
     private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence) {
         return scripts.release(hash, owner, new LockType.Release(holdId, fence, false, "0"), "distlock:{x}:released",
-                "test", "60000", "PUBLISH", false);
+                "test", "60000", "PUBLISH", false).run();
     }
 
     private static long release(LockScripts scripts, String hash, String owner, String holdId) {

@@ -2,6 +2,7 @@ package dev.distlock.spring.micrometer;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -74,6 +75,18 @@ class ObservedLockHandle implements ScopedLockHandle {
     @Override
     public void releaseAfter(Duration delay) {
         ending(() -> this.lock.releaseAfter(delay));
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        return this.lock.releaseAsync().whenComplete((ignored, failure) -> {
+            if (this.stopped.compareAndSet(false, true)) {
+                if (failure != null) {
+                    this.observation.error(failure);
+                }
+                this.observation.stop();
+            }
+        });
     }
 
     /** Runs a release, then stops the observation once, with the release's failure as its error. */

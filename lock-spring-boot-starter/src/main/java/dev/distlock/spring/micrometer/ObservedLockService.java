@@ -12,6 +12,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
+import dev.distlock.AsyncLockService;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
@@ -62,6 +63,12 @@ public final class ObservedLockService implements LockService {
         this.lockService = lockService;
         this.registry = registry;
         this.names = names;
+    }
+
+    /** The observed service's non-blocking side, not observed yet. */
+    @Override
+    public AsyncLockService async() {
+        return this.lockService.async();
     }
 
     @Override

@@ -1,0 +1,160 @@
+package dev.distlock.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.AsyncLockService;
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.MultiLockHandle;
+
+/**
+ * The non-blocking acquisition skeleton every service shares, as {@link AbstractLockService} is the blocking one:
+ * checks the request at the call, applies the wait limit, tells the listener, and ties the caller's future to the
+ * service's attempt, so that cancelling it withdraws the attempt and a handle nobody can receive any more is released.
+ */
+final class AsyncLocks implements AsyncLockService {
+
+    private final AbstractLockService service;
+
+    AsyncLocks(AbstractLockService service) {
+        this.service = service;
+    }
+
+    @Override
+    public CompletableFuture<LockHandle> acquire(String key, LockOptions options) {
+        this.service.checkKey(key);
+        this.service.checkOptions(options);
+        long start = System.nanoTime();
+        return mapped(attempt(key, options, this.service.waitTime(options)), handle -> {
+            if (handle == null) {
+                throw new LockTimeoutException(key, AbstractLockService.since(start));
+            }
+            return handle;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockHandle>> tryAcquire(String key, LockOptions options) {
+        this.service.checkKey(key);
+        this.service.checkOptions(options);
+        return mapped(attempt(key, options, Duration.ZERO), Optional::ofNullable);
+    }
+
+    @Override
+    public CompletableFuture<MultiLockHandle> acquireAll(Collection<String> keys, LockOptions options) {
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this.service::checkKey);
+        this.service.checkOptions(options);
+        long start = System.nanoTime();
+        long waitNanos = AbstractLockService.saturatedNanos(this.service.waitTime(options));
+        CompletableFuture<MultiLockHandle> result = new CompletableFuture<>();
+        next(canonical, options, new ArrayList<>(canonical.size()), start, waitNanos, result);
+        return result;
+    }
+
+    /** Takes the set's next key, or completes the set; rolls back on a failure or a cancel. */
+    private void next(List<String> keys, LockOptions options, List<LockHandle> held, long start, long waitNanos,
+            CompletableFuture<MultiLockHandle> result) {
+        if (held.size() == keys.size()) {
+            LockSet set = new LockSet(held, options.name());
+            if (!result.complete(set)) {
+                set.releaseAsync(); // cancelled meanwhile
+            }
+            return;
+        }
+        String key = keys.get(held.size());
+        long remaining = waitNanos - (System.nanoTime() - start);
+        CompletableFuture<@Nullable LockHandle> member = attempt(key, options,
+                Duration.ofNanos(Math.max(0, remaining)));
+        result.whenComplete((set, failure) -> member.cancel(false));
+        member.whenComplete((handle, failure) -> {
+            if (handle != null) {
+                held.add(handle);
+            }
+            if (failure != null || handle == null || result.isDone()) {
+                Throwable cause = (failure != null) ? unwrap(failure)
+                        : new LockTimeoutException(key, AbstractLockService.since(start));
+                LockSet.releaseAllAsync(held).whenComplete((ignored, rollBackFailure) -> {
+                    if (rollBackFailure != null) {
+                        cause.addSuppressed(unwrap(rollBackFailure));
+                    }
+                    result.completeExceptionally(cause);
+                });
+                return;
+            }
+            next(keys, options, held, start, waitNanos, result);
+        });
+    }
+
+    /**
+     * Asks the service for the lock and reports the outcome to the listener. The returned future completes with the
+     * handle, or null when the lock stayed held; cancelling it cancels the service's attempt, and a handle that
+     * arrives after it completed otherwise is released.
+     */
+    private CompletableFuture<@Nullable LockHandle> attempt(String key, LockOptions options, Duration wait) {
+        long start = System.nanoTime();
+        String name = options.nameFor(key);
+        CompletableFuture<@Nullable LockHandle> caller = new CompletableFuture<>();
+        CompletableFuture<@Nullable LockHandle> attempt;
+        try {
+            attempt = this.service.acquireWithinAsync(key, options, name, start,
+                    AbstractLockService.saturatedNanos(wait));
+        }
+        catch (LockException ex) {
+            attempt = CompletableFuture.failedFuture(ex);
+        }
+        CompletableFuture<@Nullable LockHandle> started = attempt;
+        caller.whenComplete((handle, failure) -> started.cancel(false));
+        started.whenComplete((handle, failure) -> {
+            if (failure != null) {
+                Throwable cause = unwrap(failure);
+                if (cause instanceof LockException lockFailure) {
+                    this.service.reportFailed(key, name, start, lockFailure);
+                }
+                caller.completeExceptionally(cause);
+            }
+            else if (!caller.complete(handle)) {
+                if (handle != null) {
+                    handle.releaseAsync(); // cancelled meanwhile: nobody receives this handle
+                }
+            }
+            else {
+                this.service.reportOutcome(key, name, start, handle);
+            }
+        });
+        return caller;
+    }
+
+    /**
+     * The mapped result. Cancelling it withdraws the attempt; a handle the attempt delivered anyway (the reply won the
+     * race with the cancel) is released, since nobody receives it.
+     */
+    private static <R> CompletableFuture<R> mapped(CompletableFuture<@Nullable LockHandle> attempt,
+            Function<? super @Nullable LockHandle, ? extends R> mapping) {
+        CompletableFuture<R> result = attempt.thenApply(mapping);
+        result.whenComplete((value, failure) -> {
+            if (result.isCancelled() && !attempt.cancel(false)) {
+                attempt.thenAccept(handle -> {
+                    if (handle != null) {
+                        handle.releaseAsync();
+                    }
+                });
+            }
+        });
+        return result;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+    }
+}
