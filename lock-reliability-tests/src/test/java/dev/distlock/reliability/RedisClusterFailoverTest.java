@@ -37,8 +37,10 @@ import dev.distlock.test.Replication;
  * A real Redis Cluster of three masters with one replica each. A master is failed over while a service holds locks
  * on its slots (a watchdog lease and a fixed lease) and threads of that service and of a second one wait for them:
  * gracefully ({@code CLUSTER FAILOVER} on the replica), and by killing it (the cluster promotes the replica after
- * {@code cluster-node-timeout}, 2 s here). The clients refresh their view of the cluster as docs/topologies.md says.
- * Each test fails over another shard of the one cluster.
+ * {@code cluster-node-timeout}, 2 s here). Replicated locks survive with their holders, renewal goes on on the new
+ * master, both services subscribe again there, and a release wakes the waiters at once. A lock the replica never
+ * received vanishes: its holder is told, but another service may be granted it first. The clients refresh their view
+ * of the cluster as docs/topologies.md says. Each test fails over another shard of the one cluster.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -61,7 +63,9 @@ class RedisClusterFailoverTest {
 
     /**
      * Release to grant, for a waiter woken by the release message. A waiter that missed it checks again by itself
-     * within 5 s ({@code WaitPause.RECHECK_MAX_SECONDS}), so this bound tells the two apart.
+     * within 5 s ({@code WaitPause.RECHECK_MAX_SECONDS}), so this bound tells the two apart. A waiter whose attempt
+     * went to the dead master just before the client saw the new one gets its answer, an error, at the command
+     * timeout only: it may take that much longer.
      */
     private static final Duration PROMPT = Duration.ofMillis(2500);
 
@@ -101,9 +105,7 @@ class RedisClusterFailoverTest {
     @Test
     void aGracefulFailoverKeepsHeldLocksTheirRenewalAndPromptWakeUps() throws Exception {
         RedisNode master = this.cluster.masters().get(0);
-        failOverWithLocksHeld(master, () -> {
-            this.cluster.replicasOf(master).get(0).call("CLUSTER", "FAILOVER");
-        });
+        failOverWithLocksHeld(master, () -> this.cluster.replicasOf(master).get(0).call("CLUSTER", "FAILOVER"));
     }
 
     @Test
@@ -125,7 +127,8 @@ class RedisClusterFailoverTest {
         replica.pause();
         LockHandle lock;
         try {
-            master.call("EVAL", "redis.call('SET', KEYS[1], string.rep('x', 33554432))", "1", filler);
+            master.call(Duration.ofSeconds(30), "EVAL", "redis.call('SET', KEYS[1], string.rep('x', 33554432))", "1",
+                    filler); // seconds on a loaded machine
             lock = first.acquire(key);
             master.kill(); // the grant dies with the master's buffer
         }
@@ -155,7 +158,7 @@ class RedisClusterFailoverTest {
             }
         }
         long grantedAt = System.nanoTime();
-        assertThat(told.await(WATCHDOG_LEASE.toSeconds(), TimeUnit.SECONDS)).as("the holder is told").isTrue();
+        assertThat(told.await(30, TimeUnit.SECONDS)).as("the holder is told").isTrue();
         assertThat(lock.isHeld()).isFalse();
         LOG.info("Lock lost in a crash failover: holder told {} ms after the failover; another service granted it "
                 + "{} ms after the failover", millis(toldAt.get() - failedOverAt), millis(grantedAt - failedOverAt));
@@ -222,7 +225,8 @@ class RedisClusterFailoverTest {
         watchdogLock.release();
         List<ShardLocks.Grant> grants = this.locks.grants(Duration.ofSeconds(30));
         LOG.info("After the failover, release to grant: {}", grants);
-        assertThat(grants).allSatisfy(grant -> assertThat(grant.sinceRelease()).as(grant.waiter()).isLessThan(PROMPT));
+        assertThat(grants).allSatisfy(grant -> assertThat(grant.sinceRelease()).as(grant.waiter())
+            .isLessThan(grant.failedAfterRelease() ? TopologyClients.COMMAND_TIMEOUT.plus(PROMPT) : PROMPT));
         assertThat(this.locks.overlaps()).isEmpty();
         assertThat(this.lost).isEmpty();
     }

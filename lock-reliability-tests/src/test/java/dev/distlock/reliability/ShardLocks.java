@@ -26,8 +26,12 @@ import dev.distlock.redis.RedisLockService;
  */
 final class ShardLocks implements AutoCloseable {
 
-    /** One waiter's grant. */
-    record Grant(String waiter, String key, Duration sinceRelease, int unavailable) {
+    /**
+     * One waiter's grant: how long after the lock's latest release, how many of its calls failed with
+     * {@link LockUnavailableException}, and whether one failed after that release (an attempt sent to a dead master
+     * fails only at the command timeout, and holds up the next attempt until then).
+     */
+    record Grant(String waiter, String key, Duration sinceRelease, int unavailable, boolean failedAfterRelease) {
     }
 
     private static final int MOST_RETRIES = 100;
@@ -70,12 +74,14 @@ final class ShardLocks implements AutoCloseable {
     void startWaiter(RedisLockService service, String waiter, String key, Duration waitTime) {
         this.waiters.add(this.threads.submit(() -> {
             int unavailable = 0;
+            long failedAt = 0;
             while (true) {
                 LockHandle lock;
                 try {
                     lock = service.acquire(key, LockOptions.defaults().withWaitTime(waitTime));
                 }
                 catch (LockUnavailableException ex) {
+                    failedAt = System.nanoTime();
                     if (++unavailable > MOST_RETRIES) {
                         throw ex;
                     }
@@ -83,9 +89,10 @@ final class ShardLocks implements AutoCloseable {
                     continue;
                 }
                 long granted = System.nanoTime();
-                Duration sinceRelease = Duration.ofNanos(granted - lastRelease(key).get());
+                long released = lastRelease(key).get();
                 end(waiter, lock, granted);
-                return new Grant(waiter, key, sinceRelease, unavailable);
+                return new Grant(waiter, key, Duration.ofNanos(granted - released), unavailable,
+                        unavailable > 0 && failedAt - released > 0);
             }
         }));
     }

@@ -30,7 +30,7 @@ import dev.distlock.test.TwemproxyTopology;
  */
 final class TopologyClients implements AutoCloseable {
 
-    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
     private final List<AutoCloseable> resources = new ArrayList<>();
 
