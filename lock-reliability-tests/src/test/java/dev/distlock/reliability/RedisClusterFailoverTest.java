@@ -192,7 +192,8 @@ class RedisClusterFailoverTest {
         failover.run();
         RedisNode promoted = this.cluster.awaitFailover(master, FAILOVER);
         Instant failedOver = Instant.now();
-        LOG.info("Failover of {} to {} took {} ms", master.port(), promoted.port(), millis(System.nanoTime() - started));
+        LOG.info("Failover of {} to {} took {} ms", master.port(), promoted.port(),
+                millis(System.nanoTime() - started));
         assertThat(promoted).isSameAs(replica);
 
         // holders: both locks are on the promoted replica, and the watchdog renews on it
@@ -257,7 +258,8 @@ class RedisClusterFailoverTest {
     private String subscriptionsByNode(String channel) {
         StringBuilder text = new StringBuilder();
         for (RedisNode node : this.cluster.nodes()) {
-            text.append(node.port()).append('=').append(node.isRunning() ? subscribersOn(node, channel) : -1).append(' ');
+            text.append(node.port()).append('=').append(node.isRunning() ? subscribersOn(node, channel) : -1)
+                .append(' ');
         }
         return text.toString();
     }
