@@ -10,6 +10,8 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.protocol.ProtocolVersion;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -28,7 +30,7 @@ import dev.distlock.test.TwemproxyTopology;
  */
 final class TopologyClients implements AutoCloseable {
 
-    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
     private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -39,6 +41,23 @@ final class TopologyClients implements AutoCloseable {
         configuration.setPassword(password);
         return started(new LettuceConnectionFactory(configuration,
                 LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build()));
+    }
+
+    /**
+     * A client of the cluster that follows a failover, configured as docs/topologies.md tells users to: Lettuce
+     * refreshes its view of the cluster every {@code refreshPeriod} and whenever a command is redirected or a node
+     * cannot be reconnected (Spring Boot: {@code spring.data.redis.lettuce.cluster.refresh.period} and
+     * {@code .adaptive=true}). Without it, commands for a failed master's slots keep going to the dead node.
+     */
+    StringRedisTemplate clusterFollowingFailovers(ClusterTopology cluster, Duration refreshPeriod) {
+        ClusterClientOptions options = ClusterClientOptions.builder()
+            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(refreshPeriod)
+                .enableAllAdaptiveRefreshTriggers()
+                .build())
+            .build();
+        return started(new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seedNodes()),
+                LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).clientOptions(options).build()));
     }
 
     /**

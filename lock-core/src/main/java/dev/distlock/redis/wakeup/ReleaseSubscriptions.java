@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,7 +28,9 @@ import dev.distlock.redis.script.LockType.WakeUp;
  * for a short linger after, so hot keys do not churn). A release wakes one local waiter, every local waiter, or the
  * one it names, as the lock type's {@link WakeUp} says. Releases made by this process wake local waiters directly,
  * without waiting for the message to come back from Redis. When a connection comes back after a disconnect, every
- * waiter checks again, since releases published meanwhile were lost.
+ * waiter checks again, since releases published meanwhile were lost. When a Redis Cluster client sees the topology
+ * change (a failover), the subscription is opened afresh, so that every channel is subscribed on its slot's current
+ * master: Lettuce leaves a sharded subscription on the node where it was made, even a dead one.
  *
  * <p>Channels are unsubscribed by a daemon thread of their own, in bulk ({@value #UNSUBSCRIBE_BATCH} channels per
  * command at most), so that a slow or stalled subscription connection never delays the watchdog's renewals.
@@ -78,7 +82,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         this.subscribers = subscribers;
         this.anchorChannel = anchorChannel;
         this.ownMessage = ownMessage;
-        this.reconnects = watchReconnects(connectionFactory);
         this.sweeper = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "distlock-subscriptions-" + threadCount.incrementAndGet());
             thread.setDaemon(true);
@@ -86,19 +89,54 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         });
         this.sweeper.scheduleWithFixedDelay(() -> sweepIdle(lingerNanos), lingerNanos, lingerNanos,
                 TimeUnit.NANOSECONDS);
+        this.reconnects = watchReconnects(connectionFactory); // after the sweeper, which a topology change uses
     }
 
-    /** With Lettuce, wakes every waiter whenever a connection is (re)activated: messages sent meanwhile are lost. */
+    /**
+     * With Lettuce, wakes every waiter whenever a connection is (re)activated: messages sent meanwhile are lost. With
+     * a cluster client, also subscribes again when the topology changed.
+     */
     private @Nullable Disposable watchReconnects(RedisConnectionFactory connectionFactory) {
         if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getNativeClient() != null) {
+            TopologyChanges topology = (lettuce.getNativeClient() instanceof RedisClusterClient client)
+                    ? new TopologyChanges(client, this.sweeper, this::resubscribe) : null;
             return lettuce.getNativeClient()
                 .getResources()
                 .eventBus()
                 .get()
-                .filter(ConnectionActivatedEvent.class::isInstance)
-                .subscribe(event -> signalAll());
+                .subscribe(event -> {
+                    if (event instanceof ConnectionActivatedEvent) {
+                        signalAll();
+                    }
+                    else if (topology != null && event instanceof ClusterTopologyChangedEvent changed) {
+                        topology.changed(changed.after());
+                    }
+                });
         }
         return null;
+    }
+
+    /**
+     * Subscribes again, through a fresh connection, to every channel waited on: after a failover, a sharded
+     * subscription stays on the node where it was made. Then wakes every waiter to check again.
+     */
+    private void resubscribe() {
+        this.subscriptionLock.lock();
+        try {
+            if (!this.closed && this.subscriber != null) {
+                connect();
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not subscribe again after the cluster's topology changed; waiters poll and retry", ex);
+            for (KeyWaiters waiters : this.waitersByChannel.values()) {
+                waiters.subscribed = false;
+            }
+        }
+        finally {
+            this.subscriptionLock.unlock();
+        }
+        signalAll();
     }
 
     /**
