@@ -5,6 +5,7 @@ import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.core.Ordered;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -72,6 +73,9 @@ public class DistributedLockProperties implements Validator {
     private final Aspect aspect = new Aspect();
 
     private final ReplicaAcknowledgements replicaAcknowledgements = new ReplicaAcknowledgements();
+
+    @NestedConfigurationProperty
+    private final HandOffProperties handOff = new HandOffProperties();
 
     public boolean isEnabled() {
         return this.enabled;
@@ -153,6 +157,10 @@ public class DistributedLockProperties implements Validator {
         return this.replicaAcknowledgements;
     }
 
+    public HandOffProperties getHandOff() {
+        return this.handOff;
+    }
+
     public Aspect getAspect() {
         return this.aspect;
     }
@@ -193,6 +201,7 @@ public class DistributedLockProperties implements Validator {
         }
         properties.getWatchdog().validate(errors);
         properties.getReplicaAcknowledgements().validate(errors);
+        properties.getHandOff().validate(errors);
     }
 
     private static void reject(Errors errors, String field, String problem) {

@@ -35,12 +35,14 @@ class ConfigurationMetadataTest {
                 "management.endpoint.locks.cache.time-to-live", "distlock.shedlock.enabled",
                 "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
                 "distlock.lock-registry.cache-capacity", "distlock.safety.restart-grace",
-                "distlock.safety.eviction-policy-check");
+                "distlock.safety.eviction-policy-check", "distlock.hand-off.limit", "distlock.hand-off.max-time");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.key-prefix"), "defaultValue")).isEqualTo("distlock");
         assertThat(field(properties.get("distlock.default-wait-time"), "defaultValue")).isEqualTo("10s");
+        assertThat(field(properties.get("distlock.hand-off.limit"), "defaultValue")).isEqualTo("16");
+        assertThat(field(properties.get("distlock.hand-off.max-time"), "defaultValue")).isEqualTo("10ms");
         assertThat(field(properties.get("distlock.watchdog.lease"), "defaultValue")).isEqualTo("30s");
         assertThat(field(properties.get("distlock.token-retention"), "defaultValue"))
             .as("unset: the library's retry window").isNull();

@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
@@ -34,6 +38,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.redis.script.LockScripts;
 import dev.distlock.spring.DistributedLockAdvisor;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.OnNotAcquired;
@@ -133,6 +138,38 @@ class DistributedLockAutoConfigurationTest {
     }
 
     @ParameterizedTest
+    @CsvSource({ "distlock.hand-off.limit=16, 1", "distlock.hand-off.limit=0, 0" })
+    void handOffLimitZeroTurnsLocalHandOffsOff(String setting, String handOffScriptLoaded, RedisNode redis) {
+        LockContexts.runner(redis).withPropertyValues(setting, "distlock.hand-off.max-time=50ms").run(context -> {
+            assertThat(context.getBean(DistributedLockProperties.class).getHandOff().getMaxTime())
+                .isEqualTo(Duration.ofMillis(50));
+            redis.call("SCRIPT", "FLUSH");
+            LockService locks = context.getBean(LockService.class);
+            ExecutorService threads = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> contenders = new ArrayList<>();
+                for (int t = 0; t < 4; t++) { // threads of one service contending: they hand off unless turned off
+                    contenders.add(threads.submit(() -> {
+                        for (int i = 0; i < 50; i++) {
+                            locks.acquire("hot", LockOptions.defaults().withWaitTime(Duration.ofSeconds(30)))
+                                .release();
+                        }
+                    }));
+                }
+                for (Future<?> contender : contenders) {
+                    contender.get(60, TimeUnit.SECONDS);
+                }
+            }
+            finally {
+                threads.shutdownNow();
+            }
+            String handOffScript = LockScripts.load("handoff.lua", Long.class).getSha1();
+            assertThat(redis.call("SCRIPT", "EXISTS", handOffScript)).as("whether handoff.lua ran")
+                .isEqualTo(handOffScriptLoaded);
+        });
+    }
+
+    @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
             distlock.key-prefix=               | distlock.key-prefix must not be blank
             distlock.key-prefix=a{b}           | distlock.key-prefix must not contain braces
@@ -147,6 +184,8 @@ class DistributedLockAutoConfigurationTest {
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
             distlock.replica-acknowledgements.replicas=-1 | distlock.replica-acknowledgements.replicas must be zero or positive
             distlock.replica-acknowledgements.timeout=0   | distlock.replica-acknowledgements.timeout must be between 1ms
+            distlock.hand-off.limit=-1         | distlock.hand-off.limit must be zero or positive
+            distlock.hand-off.max-time=0s      | distlock.hand-off.max-time must be positive
             """)
     void invalidPropertiesStopStartupWithAMessageNamingTheProperty(String property, String message,
             RedisNode redis) {
