@@ -23,9 +23,9 @@ import dev.distlock.redis.quorum.QuorumHandle.Member;
 /** One call's attempts at one lock, each asking every master. */
 final class QuorumAttempt {
 
-    private static final long RETRY_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long RETRY_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private static final long RETRY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    static final long RETRY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final QuorumParts service;
 
@@ -40,11 +40,13 @@ final class QuorumAttempt {
 
     private final HoldKey holdKey;
 
-    QuorumAttempt(QuorumParts service, String key, LockOptions options, String name, Duration watchdogLease) {
+    /** An attempt whose owner is the options' owner, or else {@code defaultOwner}. */
+    QuorumAttempt(QuorumParts service, String key, LockOptions options, String name, Duration watchdogLease,
+            Object defaultOwner) {
         this.service = service;
         this.key = key;
         this.name = name;
-        Object owner = (options.owner() != null) ? options.owner() : Thread.currentThread();
+        Object owner = (options.owner() != null) ? options.owner() : defaultOwner;
         Duration lease = (options.leaseTime() != null) ? options.leaseTime() : watchdogLease;
         this.memberOptions = options.withOwner(owner);
         this.drift = lease.dividedBy(100).plusMillis(2);
@@ -93,7 +95,7 @@ final class QuorumAttempt {
      * @return the handle, or null when no quorum granted it in time
      * @throws LockUnavailableException when fewer than a quorum of masters answered
      */
-    private @Nullable QuorumHandle once() throws InterruptedException {
+    @Nullable QuorumHandle once() throws InterruptedException {
         if (this.service.closed) {
             throw new IllegalStateException("This LockService is closed");
         }
@@ -186,7 +188,7 @@ final class QuorumAttempt {
     }
 
     private QuorumHandle handleIn(QuorumHold hold, List<Member> members, long start) {
-        return new QuorumHandle(this.service::release, this.key, this.name, members, hold,
+        return new QuorumHandle(this.service::release, this.service.async, this.key, this.name, members, hold,
                 this.service.masters.quorum, this.drift, start);
     }
 }

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,8 @@ final class QuorumHandle extends AbstractLockHandle {
 
     private final BiConsumer<QuorumHandle, Duration> releaser;
 
+    private final QuorumAsync asyncReleases;
+
     private final String key;
 
     private final String name;
@@ -37,10 +40,10 @@ final class QuorumHandle extends AbstractLockHandle {
 
     private final Duration drift;
 
-    QuorumHandle(BiConsumer<QuorumHandle, Duration> releaser, String key, String name, List<Member> members,
-            QuorumHold hold,
-            int quorum, Duration drift, long acquiredNanos) {
+    QuorumHandle(BiConsumer<QuorumHandle, Duration> releaser, QuorumAsync asyncReleases, String key, String name,
+            List<Member> members, QuorumHold hold, int quorum, Duration drift, long acquiredNanos) {
         this.releaser = releaser;
+        this.asyncReleases = asyncReleases;
         this.key = key;
         this.name = name;
         this.members = List.copyOf(members);
@@ -119,6 +122,12 @@ final class QuorumHandle extends AbstractLockHandle {
     @Override
     protected void releaseNow(Duration keepHeld) {
         this.releaser.accept(this, keepHeld);
+    }
+
+    /** Releases on the service's release threads: the members' releases wait for their masters. */
+    @Override
+    protected CompletableFuture<Void> releaseNowAsync() {
+        return this.asyncReleases.release(() -> releaseNow(Duration.ZERO));
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -135,7 +136,24 @@ public final class QuorumLockService extends AbstractLockService implements Lock
     @Override
     protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
             long waitNanos) {
-        return new QuorumAttempt(this.parts, key, options, name, this.watchdogLease).run(startNanos, waitNanos);
+        return new QuorumAttempt(this.parts, key, options, name, this.watchdogLease, Thread.currentThread())
+            .run(startNanos, waitNanos);
+    }
+
+    @Override
+    protected boolean offersAsync() {
+        return true;
+    }
+
+    /**
+     * Each attempt runs on one of a few pool threads for at most the node timeout; between attempts nothing waits on
+     * a thread. Without an explicit owner, every acquisition is its own owner.
+     */
+    @Override
+    protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
+            long startNanos, long waitNanos) {
+        return this.parts.async.acquire(new QuorumAttempt(this.parts, key, options, name, this.watchdogLease,
+                new Object()), key, startNanos, waitNanos);
     }
 
     @Override
@@ -220,6 +238,7 @@ public final class QuorumLockService extends AbstractLockService implements Lock
     @Override
     public void close() {
         this.parts.closed = true;
+        this.parts.async.close();
         this.parts.masters.close();
     }
 }

@@ -36,6 +36,9 @@ final class QuorumParts {
 
     final ConcurrentHashMap<HoldKey, QuorumHold> holds = new ConcurrentHashMap<>();
 
+    /** The threads of non-blocking calls. */
+    final QuorumAsync async = new QuorumAsync();
+
     volatile boolean closed;
 
     QuorumParts(QuorumMasters masters, LockListener listener) {

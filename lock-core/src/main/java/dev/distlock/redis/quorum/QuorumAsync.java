@@ -1,0 +1,136 @@
+package dev.distlock.redis.quorum;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.KeyText;
+import dev.distlock.LockHandle;
+import dev.distlock.LockInterruptedException;
+import dev.distlock.LockUnavailableException;
+
+/**
+ * The non-blocking side of a {@link QuorumLockService}: each attempt (every master asked at once, as a blocking
+ * attempt does) runs on one of a few daemon threads and occupies it for at most the node timeout; between attempts
+ * a call waits on one timer thread, holding none. Both start on first use; {@link #close()} stops them.
+ */
+final class QuorumAsync {
+
+    /** The most attempts and releases that run at once; more wait in line. */
+    private static final int THREADS = 4;
+
+    private static final AtomicInteger threadCount = new AtomicInteger();
+
+    private final ThreadPoolExecutor attempts = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(), task -> daemon(task, "distlock-quorum-async-"));
+
+    private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+            task -> daemon(task, "distlock-quorum-timer-"));
+
+    QuorumAsync() {
+        this.attempts.allowCoreThreadTimeOut(true);
+        this.timer.setRemoveOnCancelPolicy(true);
+    }
+
+    private static Thread daemon(Runnable task, String prefix) {
+        Thread thread = new Thread(task, prefix + threadCount.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** Attempts until a quorum grants the lock or the wait ends; cancelling the future stops the attempts. */
+    CompletableFuture<@Nullable LockHandle> acquire(QuorumAttempt attempt, String key, long startNanos,
+            long waitNanos) {
+        CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
+        submit(() -> tryOnce(attempt, key, startNanos, waitNanos, result), result);
+        return result;
+    }
+
+    /** Releases on an attempt thread, so that the caller's thread (perhaps a Redis client's) never waits. */
+    CompletableFuture<Void> release(Runnable release) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        submit(() -> {
+            try {
+                release.run();
+                done.complete(null);
+            }
+            catch (RuntimeException ex) {
+                done.completeExceptionally(ex);
+            }
+        }, done);
+        return done;
+    }
+
+    private void tryOnce(QuorumAttempt attempt, String key, long startNanos, long waitNanos,
+            CompletableFuture<@Nullable LockHandle> result) {
+        if (result.isDone()) {
+            return; // cancelled
+        }
+        QuorumHandle handle = null;
+        LockUnavailableException unavailable = null;
+        try {
+            handle = attempt.once();
+        }
+        catch (LockUnavailableException ex) {
+            unavailable = ex;
+        }
+        catch (InterruptedException ex) {
+            result.completeExceptionally(new LockInterruptedException(key, ex)); // the service is closing
+            return;
+        }
+        catch (RuntimeException ex) {
+            result.completeExceptionally(ex);
+            return;
+        }
+        if (handle != null) {
+            if (!result.complete(handle)) {
+                handle.release(); // cancelled while the attempt ran: nobody receives this handle
+            }
+            return;
+        }
+        long remaining = waitNanos - (System.nanoTime() - startNanos);
+        if (remaining <= 0) {
+            if (unavailable != null) {
+                result.completeExceptionally(unavailable);
+            }
+            else {
+                result.complete(null);
+            }
+            return;
+        }
+        long pause = Math.min(remaining, ThreadLocalRandom.current().nextLong(QuorumAttempt.RETRY_MIN_NANOS,
+                QuorumAttempt.RETRY_MAX_NANOS + 1));
+        try {
+            this.timer.schedule(() -> submit(() -> tryOnce(attempt, key, startNanos, waitNanos, result), result),
+                    pause, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException ex) {
+            result.completeExceptionally(closed(key));
+        }
+    }
+
+    private void submit(Runnable task, CompletableFuture<?> result) {
+        try {
+            this.attempts.execute(task);
+        }
+        catch (RejectedExecutionException ex) {
+            result.completeExceptionally(new IllegalStateException("This LockService is closed"));
+        }
+    }
+
+    private static IllegalStateException closed(String key) {
+        return new IllegalStateException("This LockService was closed while waiting for lock " + KeyText.quote(key));
+    }
+
+    void close() {
+        this.timer.shutdownNow();
+        this.attempts.shutdown(); // attempts and releases under way finish
+    }
+}
