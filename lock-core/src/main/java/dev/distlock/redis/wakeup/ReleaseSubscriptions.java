@@ -10,14 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
-import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import reactor.core.Disposable;
 
 import dev.distlock.redis.script.LockType.WakeUp;
@@ -76,7 +72,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
      * @param subscribers opens the subscriber on first use; null for waiters that only poll
      * @param lingerNanos how long a channel nobody waits on stays subscribed; also how often idle ones are swept
      */
-  public   ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
+    public ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
             @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
             String ownMessage, long lingerNanos) {
         this.subscribers = subscribers;
@@ -89,31 +85,8 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         });
         this.sweeper.scheduleWithFixedDelay(() -> sweepIdle(lingerNanos), lingerNanos, lingerNanos,
                 TimeUnit.NANOSECONDS);
-        this.reconnects = watchReconnects(connectionFactory); // after the sweeper, which a topology change uses
-    }
-
-    /**
-     * With Lettuce, wakes every waiter whenever a connection is (re)activated: messages sent meanwhile are lost. With
-     * a cluster client, also subscribes again when the topology changed.
-     */
-    private @Nullable Disposable watchReconnects(RedisConnectionFactory connectionFactory) {
-        if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getNativeClient() != null) {
-            TopologyChanges topology = (lettuce.getNativeClient() instanceof RedisClusterClient client)
-                    ? new TopologyChanges(client, this.sweeper, this::resubscribe) : null;
-            return lettuce.getNativeClient()
-                .getResources()
-                .eventBus()
-                .get()
-                .subscribe(event -> {
-                    if (event instanceof ConnectionActivatedEvent) {
-                        signalAll();
-                    }
-                    else if (topology != null && event instanceof ClusterTopologyChangedEvent changed) {
-                        topology.changed(changed.after());
-                    }
-                });
-        }
-        return null;
+        // after the sweeper, which a topology change uses
+        this.reconnects = TopologyChanges.watch(connectionFactory, this.sweeper, this::signalAll, this::resubscribe);
     }
 
     /**

@@ -6,9 +6,15 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.topology.TopologyComparators;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import reactor.core.Disposable;
 
 /**
  * Runs an action after a Redis Cluster client saw the topology change (a failover, a resharding), once the client
@@ -32,6 +38,28 @@ final class TopologyChanges {
         this.client = client;
         this.executor = executor;
         this.action = action;
+    }
+
+    /**
+     * With Lettuce, runs {@code reconnected} whenever a connection is (re)activated (messages sent meanwhile are
+     * lost) and, with a cluster client, {@code topologyChanged} on {@code executor} once the client routes by a new
+     * topology. Null for other clients.
+     */
+    static @Nullable Disposable watch(RedisConnectionFactory connectionFactory, ScheduledExecutorService executor,
+            Runnable reconnected, Runnable topologyChanged) {
+        if (!(connectionFactory instanceof LettuceConnectionFactory lettuce) || lettuce.getNativeClient() == null) {
+            return null;
+        }
+        TopologyChanges topology = (lettuce.getNativeClient() instanceof RedisClusterClient client)
+                ? new TopologyChanges(client, executor, topologyChanged) : null;
+        return lettuce.getNativeClient().getResources().eventBus().get().subscribe(event -> {
+            if (event instanceof ConnectionActivatedEvent) {
+                reconnected.run();
+            }
+            else if (topology != null && event instanceof ClusterTopologyChangedEvent changed) {
+                topology.changed(changed.after());
+            }
+        });
     }
 
     /** The client announced {@code topology}: runs the action on the executor once the client routes by it. */
