@@ -100,8 +100,16 @@ public final class RedisServers implements AutoCloseable {
      * every node reports {@code cluster_state:ok} with all slots covered; see {@link ClusterTopology}.
      */
     public ClusterTopology startCluster(int masters, int replicasPerMaster) {
+        return startCluster(masters, replicasPerMaster, RedisNodeConfig.defaults());
+    }
+
+    /**
+     * {@link #startCluster(int, int)} with {@code config} for every node; a {@link RedisNodeConfig#tls TLS} config
+     * makes a TLS-only cluster whose bus and replication use TLS too ({@code tls-cluster}, {@code tls-replication}).
+     */
+    public ClusterTopology startCluster(int masters, int replicasPerMaster, RedisNodeConfig config) {
         ensureOpen();
-        return ClusterTopology.start(this, masters, replicasPerMaster);
+        return ClusterTopology.start(this, masters, replicasPerMaster, config);
     }
 
     /**

@@ -67,7 +67,7 @@ public final class TlsFiles {
         TlsFiles files = new TlsFiles(Reaper.createTempDirectory());
         files.openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=distlock test CA");
-        files.signed("server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+        files.signed("server", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n");
         files.signed("client", "extendedKeyUsage=clientAuth\n");
         return files;
     }
@@ -77,7 +77,10 @@ public final class TlsFiles {
         return dir.resolve("ca.crt");
     }
 
-    /** The server's certificate (PEM), for 127.0.0.1 and localhost. */
+    /**
+     * The server's certificate (PEM), for 127.0.0.1 and localhost; also good for client authentication, since a node
+     * shows it to another node on the cluster bus and the replication link.
+     */
     public Path serverCertificate() {
         return dir.resolve("server.crt");
     }
