@@ -26,8 +26,8 @@ final class RespClient {
     }
 
     /**
-     * Connects (over TLS when {@code tls} is non-null), authenticates when {@code password} is non-null, runs {@code command} and renders the
-     * reply as text (see {@link RedisNode#call(String...)}).
+     * Connects (over TLS when {@code tls} is non-null), authenticates when {@code password} is non-null, runs
+     * {@code command} and renders the reply as text (see {@link RedisNode#call(String...)}).
      *
      * @throws RedisCallException   on an error reply
      * @throws UncheckedIOException on connection failures and timeouts

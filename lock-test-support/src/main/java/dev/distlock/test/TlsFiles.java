@@ -178,7 +178,8 @@ public final class TlsFiles {
     private static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
         String pem = Files.readString(file);
         String base64 = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        return KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64)));
+        byte[] encoded = Base64.getDecoder().decode(base64);
+        return KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(encoded));
     }
 
     @Override

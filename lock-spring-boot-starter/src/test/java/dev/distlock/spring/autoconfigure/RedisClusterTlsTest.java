@@ -31,8 +31,8 @@ import dev.distlock.test.RedisServers;
 import dev.distlock.test.TlsFiles;
 
 /**
- * The auto-configured LockService on a TLS-only Redis Cluster (client, bus and replication over TLS, mutual TLS) through
- * Boot's {@code spring.data.redis.cluster.nodes} and {@code spring.data.redis.ssl.bundle}: locks on every master and a
+ * The auto-configured LockService on a TLS-only Redis Cluster (client, bus and replication over TLS, mutual TLS)
+ * through Boot's {@code spring.data.redis.cluster.nodes} and {@code spring.data.redis.ssl.bundle}: locks on every master and a
  * sharded pub/sub wake-up.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
