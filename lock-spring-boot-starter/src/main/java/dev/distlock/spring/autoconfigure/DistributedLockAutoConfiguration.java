@@ -41,7 +41,8 @@ public final class DistributedLockAutoConfiguration {
             .restartGrace(safety.getRestartGrace())
             .evictionPolicyCheck(safety.getEvictionPolicyCheck())
             .shardingProxy(properties.isShardingProxy())
-            .logKeys(properties.isLogKeys());
+            .logKeys(properties.isLogKeys())
+            .maxKeyLength(properties.getMaxKeyLength());
         if (properties.getTokenRetention() != null) {
             builder.tokenRetention(properties.getTokenRetention());
         }

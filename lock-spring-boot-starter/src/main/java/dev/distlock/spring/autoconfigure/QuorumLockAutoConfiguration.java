@@ -54,6 +54,7 @@ public final class QuorumLockAutoConfiguration {
         QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates())
             .nodeTimeout(quorum.getNodeTimeout())
             .keyPrefix(properties.getKeyPrefix())
+            .maxKeyLength(properties.getMaxKeyLength())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
             .restartGrace(safety.getRestartGrace());

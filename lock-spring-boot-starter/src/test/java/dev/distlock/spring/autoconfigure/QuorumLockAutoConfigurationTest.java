@@ -90,6 +90,7 @@ class QuorumLockAutoConfigurationTest {
             properties.add("distlock.quorum.nodes[" + i + "]=127.0.0.1:" + masters.get(i).port());
         }
         properties.add("distlock.key-prefix=orders");
+        properties.add("distlock.max-key-length=16");
         LockContexts.runner(masters.get(0)).withPropertyValues(properties.toArray(String[]::new)).run(context -> {
             QuorumLockService locks = context.getBean(QuorumLockService.class);
             assertThat(locks.masterCount()).isEqualTo(3);
@@ -97,6 +98,8 @@ class QuorumLockAutoConfigurationTest {
                 assertThat(masters.subList(0, 3))
                     .allMatch(master -> master.call("HGET", "orders:{prefixed}:lock", "owner") != null);
             }
+            assertThatThrownBy(() -> locks.acquire("k".repeat(17))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key must be at most 16 characters");
         });
     }
 
