@@ -91,8 +91,17 @@ public final class RedisServers implements AutoCloseable {
      * the Sentinels see all of it; see {@link SentinelTopology}.
      */
     public SentinelTopology startSentinelTopology(String masterName) {
+        return startSentinelTopology(masterName, RedisNodeConfig.defaults());
+    }
+
+    /**
+     * {@link #startSentinelTopology(String)} with {@code config} for the master and the replica; a
+     * {@link RedisNodeConfig#tls TLS} config makes every node, the Sentinels included, TLS-only, with replication
+     * and Sentinel's own connections over TLS ({@code tls-replication}).
+     */
+    public SentinelTopology startSentinelTopology(String masterName, RedisNodeConfig config) {
         ensureOpen();
-        return SentinelTopology.start(this, masterName);
+        return SentinelTopology.start(this, masterName, config);
     }
 
     /**
