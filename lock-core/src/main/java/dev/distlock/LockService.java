@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * Takes distributed locks. The entry point for programmatic use; implementations are thread-safe.
  *
- * <p>A lock is named by a key such as {@code "stock:42"}: non-blank, at most {@value #MAX_KEY_LENGTH} characters,
+ * <p>A lock is named by a key such as {@code "stock:42"}: non-blank, at most {@value #MAX_KEY_LENGTH} characters (or
+ * the service's lower {@code maxKeyLength}),
  * with no control characters and no braces (braces are reserved for the Redis Cluster hash tag). A bad key or
  * option fails at the call with an {@link IllegalArgumentException} naming the argument, and nothing is written to
  * Redis.

@@ -44,9 +44,12 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     private final LockEngine engine;
 
+    private final int maxKeyLength;
+
     RedisLockService(RedisLockServiceBuilder settings) {
         super(settings.listener, settings.defaultWaitTime);
         this.engine = new LockEngine(settings);
+        this.maxKeyLength = settings.maxKeyLength;
     }
 
     /** Starts building a service on the given template (any connection factory; Lettuce is the tested one). */
@@ -59,7 +62,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     @Override
     protected String checkKey(@Nullable String key) {
-        return LockKeys.checkKey(key);
+        return LockKeys.checkKey(key, this.maxKeyLength);
     }
 
     @Override

@@ -8,6 +8,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.RestartGraceException;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
@@ -40,6 +41,8 @@ public final class RedisLockServiceBuilder {
 
     boolean logKeys = true;
 
+    int maxKeyLength = LockService.MAX_KEY_LENGTH;
+
     boolean shardingProxy;
 
     int maxHandOffs = 16;
@@ -56,6 +59,18 @@ public final class RedisLockServiceBuilder {
     /** The prefix of every Redis key and channel of the service's locks. Default {@code distlock}. */
     public RedisLockServiceBuilder keyPrefix(String keyPrefix) {
         this.keyPrefix = LockKeys.checkPrefix(keyPrefix);
+        return this;
+    }
+
+    /**
+     * The longest key, in characters, the service accepts; a longer one fails at the call with
+     * {@link IllegalArgumentException} before anything reaches Redis. A freed lock keeps about 230 bytes plus its
+     * key's length in Redis for the {@link #tokenRetention token retention}, so a caller who controls keys controls
+     * that memory: lower this when keys come from outside. From 1 to {@value LockService#MAX_KEY_LENGTH} (the
+     * default).
+     */
+    public RedisLockServiceBuilder maxKeyLength(int maxKeyLength) {
+        this.maxKeyLength = LockKeys.checkMaxKeyLength(maxKeyLength);
         return this;
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.NullSource;
 
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.test.RedisNode;
@@ -130,5 +132,26 @@ class BadInputTest {
             .renewalInterval(Duration.ofSeconds(3))
             .build()).hasMessageContaining("renewalInterval (PT3S) must be shorter than watchdogLease (PT3S)");
         assertThatThrownBy(() -> RedisLockService.builder(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.maxKeyLength(0)).hasMessageContaining("maxKeyLength must be between 1 and 1024");
+        assertThatThrownBy(() -> builder.maxKeyLength(1025)).hasMessageContaining("but was 1025");
+    }
+
+    @Test
+    void aLowerMaxKeyLengthRejectsLongerKeysAtTheCallInEveryModeAndWritesNothing() {
+        RedisLockService bounded = this.clients.service(b -> b.maxKeyLength(64));
+        String tooLong = "k".repeat(65);
+        String message = "key must be at most 64 characters (the service's maxKeyLength), but had 65";
+        for (LockMode mode : LockMode.values()) {
+            assertThatThrownBy(() -> bounded.acquire(tooLong, LockOptions.defaults().withMode(mode)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+        }
+        assertThatThrownBy(() -> bounded.tryAcquire(tooLong)).hasMessage(message);
+        assertThatThrownBy(() -> bounded.acquireAll(List.of("short", tooLong), LockOptions.defaults()))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining(message);
+        assertThat(this.redis.call("DBSIZE")).as("nothing written to Redis").isEqualTo("0");
+        bounded.acquire("k".repeat(64)).release();
+        this.redis.flushAll();
     }
 }

@@ -2,16 +2,25 @@ package dev.distlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
-/** Owners are per service: equal owner values re-enter within one service, and never across two. */
+/**
+ * Owners are per service: equal owner values re-enter within one service, and never across two; a lock freed by
+ * someone else with the holder's token is reported to the holder.
+ */
 @RedisTest
 class OwnerIsolationTest {
 
@@ -40,5 +49,32 @@ class OwnerIsolationTest {
         }
         held.release();
         assertThat(shipping.tryAcquire("account:7", alice)).isPresent();
+    }
+
+    /**
+     * Someone with access to the lock key frees it with the holder's token read from the hash, writing what
+     * release.lua writes: the holder's watchdog finds the hold gone at its next renewal and reports the loss, so
+     * {@code isHeld()} turns false and the callback runs; the holder's release then frees nothing of the next holder.
+     */
+    @Test
+    void aForeignReleaseIsReportedToTheHolderAtItsNextRenewal(RedisNode redis) {
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(Duration.ofMillis(900)));
+        LockHandle held = locks.acquire("stolen");
+        AtomicReference<LeaseLostException> lost = new AtomicReference<>();
+        held.onLeaseLost(lost::set);
+        String hash = "distlock:{stolen}:lock";
+        List<String> fields = List.of(redis.call("HKEYS", hash).split("\n"));
+        String holdId = fields.stream().filter(field -> field.matches("\\d+")).findFirst().orElseThrow();
+        redis.call("HDEL", hash, holdId, "owner", "holds", "watched");
+        redis.call("HSET", hash, "released", held.ownerToken());
+
+        Await.until(Duration.ofSeconds(5), () -> !held.isHeld() && lost.get() != null,
+                "the next renewal reported the loss to isHeld() and the callback");
+        assertThat(redis.call("HGET", hash, "owner")).isNull();
+        RedisLockService other = this.clients.service();
+        try (LockHandle next = other.acquire("stolen")) {
+            held.release(); // the loss was reported already
+            assertThat(redis.call("HGET", hash, "owner")).as("the new holder keeps it").isEqualTo(next.ownerToken());
+        }
     }
 }

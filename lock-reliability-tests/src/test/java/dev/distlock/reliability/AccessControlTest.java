@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.distlock.LockHandle;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockPermissionException;
 import dev.distlock.redis.RedisLockService;
@@ -162,6 +163,50 @@ class AccessControlTest {
         finally {
             redis.call("ACL", "DELUSER", "revoked");
         }
+    }
+
+    @Test
+    void aReadLockRefusedPartWayLeavesNothingWritten() {
+        RedisLockService locks = revocableUser("rw");
+        locks.acquire("first", LockOptions.defaults().withMode(LockMode.READ)).release();
+
+        redis.call("ACL", "SETUSER", "revoked", "-pexpire");
+        try {
+            assertThatThrownBy(() -> locks.acquire("second", LockOptions.defaults().withMode(LockMode.READ)))
+                .isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("PEXPIRE");
+            assertThat(redis.call("KEYS", "rw:{second}*")).as("nothing of the refused read lock").isEmpty();
+        }
+        finally {
+            redis.call("ACL", "DELUSER", "revoked");
+        }
+    }
+
+    @Test
+    void aReleaseRefusedItsChannelFailsWholeAndTheLockStaysHeldWithItsExpiry() {
+        RedisLockService locks = revocableUser("pub");
+        LockHandle held = locks.acquire("channel");
+        redis.call("HSET", "pub:{channel}:lock", "waiting", "1"); // as acquire.lua marks a refused waiter
+
+        redis.call("ACL", "SETUSER", "revoked", "resetchannels");
+        try {
+            assertThatThrownBy(held::release).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("PUBLISH");
+            assertThat(redis.call("HGET", "pub:{channel}:lock", "owner")).isEqualTo(held.ownerToken());
+            assertThat(Long.parseLong(redis.call("PTTL", "pub:{channel}:lock"))).isPositive();
+        }
+        finally {
+            redis.call("ACL", "DELUSER", "revoked");
+        }
+    }
+
+    /** A lock service as the ACL user {@code revoked}, granted exactly what the locks under {@code prefix} need. */
+    private RedisLockService revocableUser(String prefix) {
+        RedisLockService admin = this.clients.service(this.clients.template(redis.port(), null, "admin-secret"),
+                b -> b.keyPrefix(prefix));
+        redis.call(("ACL SETUSER revoked reset on >revoked-secret " + admin.requiredAcl()).split(" "));
+        return this.clients.service(this.clients.template(redis.port(), "revoked", "revoked-secret"),
+                b -> b.keyPrefix(prefix));
     }
 
     @Test

@@ -48,7 +48,13 @@ abstract class AbstractRedisNode implements RedisNode {
 
     @Override
     public final String call(Duration timeout, String... command) {
-        return RespClient.call(host(), port, user(), password(), timeout, command);
+        return RespClient.call(host(), port, config.tls() == null ? null : config.tls().files().clientContext(), user(),
+                password(), timeout, command);
+    }
+
+    @Override
+    public String uri() {
+        return (config.tls() == null ? "redis://" : "rediss://") + host() + ":" + port;
     }
 
     /**

@@ -169,7 +169,9 @@ final class BinaryRedisNode extends AbstractRedisNode {
         if (config.sentinelConfig() != null) {
             command.add(sentinelConfigFile().toString());
         }
-        command.addAll(List.of("--port", Integer.toString(port()), "--bind", host(), "--dir", dir.toString()));
+        command.addAll(config.tls() != null ? config.tls().arguments(port())
+                : List.of("--port", Integer.toString(port())));
+        command.addAll(List.of("--bind", host(), "--dir", dir.toString()));
         command.addAll(COMMON_ARGUMENTS);
         command.addAll(config.arguments());
         if (config.sentinelConfig() != null) {

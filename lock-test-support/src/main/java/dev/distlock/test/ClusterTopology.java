@@ -56,17 +56,20 @@ public final class ClusterTopology {
         this.ids = Map.copyOf(ids);
     }
 
-    static ClusterTopology start(RedisServers servers, int masterCount, int replicasPerMaster) {
+    static ClusterTopology start(RedisServers servers, int masterCount, int replicasPerMaster, RedisNodeConfig base) {
         if (masterCount < 1 || masterCount > SLOTS) {
             throw new IllegalArgumentException("masters must be between 1 and " + SLOTS + ": " + masterCount);
         }
         if (replicasPerMaster < 0) {
             throw new IllegalArgumentException("replicasPerMaster must not be negative: " + replicasPerMaster);
         }
-        RedisNodeConfig config = RedisNodeConfig.defaults().backend(RedisBackend.BINARY)
+        RedisNodeConfig config = base.backend(RedisBackend.BINARY)
                 .directive("cluster-enabled", "yes")
                 .directive("cluster-config-file", "nodes.conf")
                 .directive("cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS));
+        if (base.tls() != null) {
+            config = config.directive("tls-cluster", "yes").directive("tls-replication", "yes");
+        }
         List<RedisNode> masters = new ArrayList<>();
         List<RedisNode> replicas = new ArrayList<>();
         List<Shard> shards = new ArrayList<>();

@@ -7,7 +7,7 @@ final class Launcher {
     }
 
     static RedisNode launch(RedisNodeConfig config) {
-        if (config.sentinelConfig() != null) {
+        if (config.sentinelConfig() != null || config.tls() != null) {
             return BinaryRedisNode.start(config);
         }
         RedisBackend backend = config.backend().orElseGet(RedisBackend::configured).resolve();

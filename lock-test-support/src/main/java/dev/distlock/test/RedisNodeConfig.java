@@ -22,7 +22,7 @@ import java.util.Optional;
 public final class RedisNodeConfig {
 
     private static final RedisNodeConfig DEFAULTS = new RedisNodeConfig(
-            List.of(), null, null, null, Duration.ofSeconds(5), Duration.ofSeconds(15), null, Map.of(), null);
+            List.of(), null, null, null, Duration.ofSeconds(5), Duration.ofSeconds(15), null, Map.of(), null, null);
 
     private final List<List<String>> directives;
     private final RedisBackend backend;
@@ -33,10 +33,12 @@ public final class RedisNodeConfig {
     private final Path executable;
     private final Map<String, String> environment;
     private final String sentinelConfig;
+    private final Tls tls;
 
     private RedisNodeConfig(List<List<String>> directives, RedisBackend backend, String user, String password,
             Duration callTimeout, Duration startTimeout, Path executable, Map<String, String> environment,
-            String sentinelConfig) {
+            String sentinelConfig, Tls tls) {
+        this.tls = tls;
         this.executable = executable;
         this.sentinelConfig = sentinelConfig;
         this.environment = Map.copyOf(environment);
@@ -93,25 +95,25 @@ public final class RedisNodeConfig {
      */
     public RedisNodeConfig auth(String user, String password) {
         return new RedisNodeConfig(directives, backend, user, Objects.requireNonNull(password, "password"),
-                callTimeout, startTimeout, executable, environment, sentinelConfig);
+                callTimeout, startTimeout, executable, environment, sentinelConfig, tls);
     }
 
     /** Overrides the {@code distlock.test.redis} setting for this node. */
     public RedisNodeConfig backend(RedisBackend backend) {
         return new RedisNodeConfig(directives, Objects.requireNonNull(backend, "backend"), user, password,
-                callTimeout, startTimeout, executable, environment, sentinelConfig);
+                callTimeout, startTimeout, executable, environment, sentinelConfig, tls);
     }
 
     /** Connect and read timeout of {@link RedisNode#call(String...)}; default 5 s. */
     public RedisNodeConfig callTimeout(Duration timeout) {
         return new RedisNodeConfig(directives, backend, user, password, positive(timeout), startTimeout, executable,
-                environment, sentinelConfig);
+                environment, sentinelConfig, tls);
     }
 
     /** How long a start, restart or replica sync may take before it fails; default 15 s. */
     public RedisNodeConfig startTimeout(Duration timeout) {
         return new RedisNodeConfig(directives, backend, user, password, callTimeout, positive(timeout), executable,
-                environment, sentinelConfig);
+                environment, sentinelConfig, tls);
     }
 
     /**
@@ -121,7 +123,7 @@ public final class RedisNodeConfig {
      */
     public RedisNodeConfig launchedWith(Path executable, Map<String, String> environment) {
         return new RedisNodeConfig(directives, RedisBackend.BINARY, user, password, callTimeout, startTimeout,
-                Objects.requireNonNull(executable, "executable"), environment, sentinelConfig);
+                Objects.requireNonNull(executable, "executable"), environment, sentinelConfig, tls);
     }
 
     /**
@@ -131,7 +133,37 @@ public final class RedisNodeConfig {
      */
     RedisNodeConfig sentinel(String configText) {
         return new RedisNodeConfig(directives, RedisBackend.BINARY, user, password, callTimeout, startTimeout,
-                executable, environment, Objects.requireNonNull(configText, "configText"));
+                executable, environment, Objects.requireNonNull(configText, "configText"), tls);
+    }
+
+    /**
+     * Makes the node TLS-only (binary backend only): no plain port, its {@link RedisNode#port()} is the TLS port,
+     * serving {@code files}' server certificate and trusting their authority. With {@code clientAuth} it demands a
+     * client certificate ({@code tls-auth-clients yes}). {@link RedisNode#call} then speaks TLS with the client
+     * certificate, and {@link RedisNode#uri()} is {@code rediss://}. For replication or Cluster over TLS add the
+     * directives {@code tls-replication yes} and {@code tls-cluster yes}.
+     */
+    public RedisNodeConfig tls(TlsFiles files, boolean clientAuth) {
+        return new RedisNodeConfig(directives, RedisBackend.BINARY, user, password, callTimeout, startTimeout,
+                executable, environment, sentinelConfig, new Tls(Objects.requireNonNull(files, "files"), clientAuth));
+    }
+
+    /** The TLS set-up of a TLS-only node, null for a plain one. */
+    public Tls tls() {
+        return tls;
+    }
+
+    /** A TLS-only node's certificates, and whether it demands client certificates. */
+    public record Tls(TlsFiles files, boolean clientAuth) {
+
+        /** The redis-server arguments that serve TLS, and only TLS, on {@code port}. */
+        List<String> arguments(int port) {
+            return List.of("--port", "0", "--tls-port", Integer.toString(port),
+                    "--tls-cert-file", files.serverCertificate().toString(),
+                    "--tls-key-file", files.serverKey().toString(),
+                    "--tls-ca-cert-file", files.caCertificate().toString(),
+                    "--tls-auth-clients", clientAuth ? "yes" : "no");
+        }
     }
 
     /** The initial sentinel.conf of a Sentinel, null for a plain server. */
@@ -204,7 +236,7 @@ public final class RedisNodeConfig {
         List<List<String>> all = new ArrayList<>(directives);
         all.add(List.copyOf(words));
         return new RedisNodeConfig(all, backend, user, password, callTimeout, startTimeout, executable, environment,
-                sentinelConfig);
+                sentinelConfig, tls);
     }
 
     private static Duration positive(Duration timeout) {
@@ -216,6 +248,7 @@ public final class RedisNodeConfig {
 
     @Override
     public String toString() {
-        return "RedisNodeConfig" + directives() + (backend == null ? "" : " backend=" + backend);
+        return "RedisNodeConfig" + directives() + (backend == null ? "" : " backend=" + backend)
+                + (tls == null ? "" : " tls" + (tls.clientAuth() ? " with client certificates" : ""));
     }
 }

@@ -91,8 +91,17 @@ public final class RedisServers implements AutoCloseable {
      * the Sentinels see all of it; see {@link SentinelTopology}.
      */
     public SentinelTopology startSentinelTopology(String masterName) {
+        return startSentinelTopology(masterName, RedisNodeConfig.defaults());
+    }
+
+    /**
+     * {@link #startSentinelTopology(String)} with {@code config} for the master and the replica; a
+     * {@link RedisNodeConfig#tls TLS} config makes every node, the Sentinels included, TLS-only, with replication
+     * and Sentinel's own connections over TLS ({@code tls-replication}).
+     */
+    public SentinelTopology startSentinelTopology(String masterName, RedisNodeConfig config) {
         ensureOpen();
-        return SentinelTopology.start(this, masterName);
+        return SentinelTopology.start(this, masterName, config);
     }
 
     /**
@@ -100,8 +109,16 @@ public final class RedisServers implements AutoCloseable {
      * every node reports {@code cluster_state:ok} with all slots covered; see {@link ClusterTopology}.
      */
     public ClusterTopology startCluster(int masters, int replicasPerMaster) {
+        return startCluster(masters, replicasPerMaster, RedisNodeConfig.defaults());
+    }
+
+    /**
+     * {@link #startCluster(int, int)} with {@code config} for every node; a {@link RedisNodeConfig#tls TLS} config
+     * makes a TLS-only cluster whose bus and replication use TLS too ({@code tls-cluster}, {@code tls-replication}).
+     */
+    public ClusterTopology startCluster(int masters, int replicasPerMaster, RedisNodeConfig config) {
         ensureOpen();
-        return ClusterTopology.start(this, masters, replicasPerMaster);
+        return ClusterTopology.start(this, masters, replicasPerMaster, config);
     }
 
     /**

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 
 /**
  * A minimal RESP2 client: one short-lived connection per call, so it never holds state between
@@ -25,21 +26,23 @@ final class RespClient {
     }
 
     /**
-     * Connects, authenticates when {@code password} is non-null, runs {@code command} and renders the
-     * reply as text (see {@link RedisNode#call(String...)}).
+     * Connects (over TLS when {@code tls} is non-null), authenticates when {@code password} is non-null, runs
+     * {@code command} and renders the reply as text (see {@link RedisNode#call(String...)}).
      *
      * @throws RedisCallException   on an error reply
      * @throws UncheckedIOException on connection failures and timeouts
      */
-    static String call(String host, int port, String user, String password, Duration timeout, String... command) {
+    static String call(String host, int port, SSLContext tls, String user, String password, Duration timeout,
+            String... command) {
         if (command.length == 0) {
             throw new IllegalArgumentException("command must not be empty");
         }
         int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), timeoutMillis);
-            socket.setSoTimeout(timeoutMillis);
-            socket.setTcpNoDelay(true);
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(host, port), timeoutMillis);
+            plain.setSoTimeout(timeoutMillis);
+            plain.setTcpNoDelay(true);
+            Socket socket = (tls == null) ? plain : tls.getSocketFactory().createSocket(plain, host, port, true);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream());
             InputStream in = new BufferedInputStream(socket.getInputStream());
             if (password != null) {

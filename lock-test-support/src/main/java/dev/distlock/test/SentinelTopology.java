@@ -49,12 +49,18 @@ public final class SentinelTopology {
         this.knownMaster = master;
     }
 
-    static SentinelTopology start(RedisServers servers, String masterName) {
+    static SentinelTopology start(RedisServers servers, String masterName, RedisNodeConfig base) {
         Objects.requireNonNull(masterName, "masterName");
         if (masterName.isEmpty() || !masterName.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("master name must be letters, digits, '.', '_' or '-': " + masterName);
         }
-        RedisNodeConfig dataNode = RedisNodeConfig.defaults().backend(RedisBackend.BINARY);
+        RedisNodeConfig dataNode = base.backend(RedisBackend.BINARY);
+        RedisNodeConfig sentinelNode = RedisNodeConfig.defaults();
+        if (base.tls() != null) { // replicas and Sentinels reach the data nodes (and each other) over TLS too
+            dataNode = dataNode.directive("tls-replication", "yes");
+            sentinelNode = sentinelNode.tls(base.tls().files(), base.tls().clientAuth())
+                    .directive("tls-replication", "yes");
+        }
         RedisNode master = servers.start(dataNode);
         RedisNode replica = servers.startReplicaOf(master, dataNode);
         String sentinelConfig = String.join("\n",
@@ -68,7 +74,7 @@ public final class SentinelTopology {
                 "");
         List<RedisNode> sentinels = new ArrayList<>();
         for (int i = 0; i < SENTINELS; i++) {
-            sentinels.add(servers.start(RedisNodeConfig.defaults().sentinel(sentinelConfig)));
+            sentinels.add(servers.start(sentinelNode.sentinel(sentinelConfig)));
         }
         SentinelTopology topology = new SentinelTopology(masterName, master, List.of(replica), sentinels);
         topology.awaitReady();

@@ -163,7 +163,7 @@ public final class TwemproxyTopology implements AutoCloseable {
 
     /** {@link #call(String...)} with an explicit connect/read timeout. */
     public String call(Duration timeout, String... command) {
-        return RespClient.call(host(), port, null, null, timeout, command);
+        return RespClient.call(host(), port, null, null, null, timeout, command);
     }
 
     /** The shard that holds {@code key} ({@code EXISTS} on each), or null if none does. */

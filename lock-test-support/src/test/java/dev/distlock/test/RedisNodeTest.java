@@ -175,7 +175,8 @@ class RedisNodeTest {
 
         assertThat(node.password()).isEqualTo("s3cret pass");
         assertThat(node.call("SET", "k", "v")).isEqualTo("OK");
-        assertThatThrownBy(() -> RespClient.call(node.host(), node.port(), null, null, Duration.ofSeconds(1), "GET", "k"))
+        assertThatThrownBy(() -> RespClient.call(node.host(), node.port(), null, null, null, Duration.ofSeconds(1),
+                "GET", "k"))
                 .isInstanceOf(RedisCallException.class)
                 .hasMessageStartingWith("NOAUTH");
 

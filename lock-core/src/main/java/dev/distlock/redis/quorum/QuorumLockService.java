@@ -61,6 +61,8 @@ public final class QuorumLockService extends AbstractLockService implements Lock
 
     private final Duration watchdogLease;
 
+    private final int maxKeyLength;
+
     QuorumLockService(QuorumLockServiceBuilder settings) {
         super(settings.listener, settings.defaultWaitTime);
         LockKeys keys = new LockKeys(settings.keyPrefix);
@@ -72,6 +74,7 @@ public final class QuorumLockService extends AbstractLockService implements Lock
         }
         this.parts = new QuorumParts(new QuorumMasters(nodes, settings.nodeTimeout), settings.listener);
         this.watchdogLease = settings.watchdogLease;
+        this.maxKeyLength = settings.maxKeyLength;
     }
 
     /**
@@ -116,7 +119,7 @@ public final class QuorumLockService extends AbstractLockService implements Lock
 
     @Override
     protected String checkKey(@Nullable String key) {
-        return LockKeys.checkKey(key);
+        return LockKeys.checkKey(key, this.maxKeyLength);
     }
 
     @Override

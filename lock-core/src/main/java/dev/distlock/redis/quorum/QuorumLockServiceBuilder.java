@@ -7,8 +7,10 @@ import java.util.List;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockListener;
+import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.RedisLockServiceBuilder;
+import dev.distlock.redis.script.LockKeys;
 
 /** Settings of a {@link QuorumLockService}; each is checked when set, with a message naming it. */
 public final class QuorumLockServiceBuilder {
@@ -19,6 +21,8 @@ public final class QuorumLockServiceBuilder {
     final List<RedisLockServiceBuilder> nodeBuilders = new ArrayList<>();
 
     String keyPrefix = "distlock";
+
+    int maxKeyLength = LockService.MAX_KEY_LENGTH;
 
     Duration defaultWaitTime = Duration.ofSeconds(10);
 
@@ -40,6 +44,12 @@ public final class QuorumLockServiceBuilder {
     public QuorumLockServiceBuilder keyPrefix(String keyPrefix) {
         this.nodeBuilders.forEach(node -> node.keyPrefix(keyPrefix));
         this.keyPrefix = keyPrefix;
+        return this;
+    }
+
+    /** The longest key the service accepts; see {@link RedisLockServiceBuilder#maxKeyLength(int)}. Default 1024. */
+    public QuorumLockServiceBuilder maxKeyLength(int maxKeyLength) {
+        this.maxKeyLength = LockKeys.checkMaxKeyLength(maxKeyLength);
         return this;
     }
 

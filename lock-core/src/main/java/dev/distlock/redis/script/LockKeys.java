@@ -12,8 +12,17 @@ public final class LockKeys {
 
     private final String prefix;
 
-  public   LockKeys(String prefix) {
+    public LockKeys(String prefix) {
         this.prefix = checkPrefix(prefix);
+    }
+
+    /** Checks a service's maximum key length: from 1 to {@link LockService#MAX_KEY_LENGTH}. */
+    public static int checkMaxKeyLength(int maxKeyLength) {
+        if (maxKeyLength < 1 || maxKeyLength > LockService.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("maxKeyLength must be between 1 and " + LockService.MAX_KEY_LENGTH
+                    + ", but was " + maxKeyLength);
+        }
+        return maxKeyLength;
     }
 
     public static String checkPrefix(String prefix) {
@@ -29,15 +38,21 @@ public final class LockKeys {
 
     /** Checks a caller's key; the message names the argument and the rule it broke. */
     public static String checkKey(String key) {
+        return checkKey(key, LockService.MAX_KEY_LENGTH);
+    }
+
+    /** {@link #checkKey(String)} with a service's own maximum length, at most {@link LockService#MAX_KEY_LENGTH}. */
+    public static String checkKey(String key, int maxLength) {
         if (key == null) {
             throw new IllegalArgumentException("key must not be null");
         }
         if (key.isBlank()) {
             throw new IllegalArgumentException("key must not be blank");
         }
-        if (key.length() > LockService.MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("key must be at most " + LockService.MAX_KEY_LENGTH
-                    + " characters, but had " + key.length());
+        if (key.length() > maxLength) {
+            throw new IllegalArgumentException("key must be at most " + maxLength + " characters"
+                    + (maxLength < LockService.MAX_KEY_LENGTH ? " (the service's maxKeyLength)" : "") + ", but had "
+                    + key.length());
         }
         if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0) {
             throw new IllegalArgumentException(

@@ -13,13 +13,11 @@
 -- KEYS[2]  the restart grace marker (see restartGraceLeft); ARGV[7] the restart grace in ms, 0 for none
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (the holder's remaining lease in ms) when another owner holds it.
--- A grant revoked while the app runs fails here, before the first write, never half-way (a hash without an expiry).
-if redis.acl_check_cmd then
-  for _, command in ipairs({'HSET', 'HSETNX', 'HINCRBY', 'PEXPIRE'}) do
-    if not redis.acl_check_cmd(command, KEYS[1], '0', '0') then
-      return redis.error_reply('NOPERM this user has no permissions to run the ' .. command .. ' command on the lock key')
-    end
-  end
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('HSET', KEYS[1], 'HSETNX', KEYS[1], 'HINCRBY', KEYS[1], 'PTTL', KEYS[1],
+  'PEXPIRE', KEYS[1])
+if refused then
+  return refused
 end
 --#include restart-grace.lua (defines restartGraceLeft)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain')

@@ -13,6 +13,12 @@
 -- A new grant names the waiter that is now first on the release channel: that waiter last heard of another holder
 -- or another first waiter, so it re-checks now and learns this holder's lease, to re-check right at its expiry
 -- (a lease that runs out publishes nothing).
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('HSETNX', KEYS[1], 'HINCRBY', KEYS[1], 'HSET', KEYS[1], 'PTTL', KEYS[1],
+  'PEXPIRE', KEYS[1], 'HGET', KEYS[1], 'ZREM', KEYS[2], 'ZADD', KEYS[2], 'ZRANGE', KEYS[2], 'ZRANGEBYSCORE', KEYS[3])
+if refused then
+  return refused
+end
 --#include restart-grace.lua (defines restartGraceLeft)
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
@@ -45,7 +51,11 @@ if not owner and (not first or first == ARGV[1]) then
   if graceLeft then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
   end
-  -- A new grant; the token as in acquire.lua.
+  -- A new grant; the token as in acquire.lua. It may name the next waiter: the channel is checked before the writes.
+  refused = refusedGrant(ARGV[8], ARGV[7])
+  if refused then
+    return refused
+  end
   local last = redis.call('HMGET', KEYS[1], 'fence', 'chain')
   local fence = string.format('%d', math.max(tonumber(last[1] or 0) + 1, now[1] * 1000000 + now[2]))
   redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,

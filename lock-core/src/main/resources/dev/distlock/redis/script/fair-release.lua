@@ -6,6 +6,13 @@
 -- ARGV[6]  the publish command (see release.lua)
 -- ARGV[7]  the fencing token of the owner's grant; ARGV[8] '1' when the watchdog renews this hold (see release.lua)
 -- Returns what release.lua returns.
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
+  'PEXPIREAT', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZRANGE', KEYS[2],
+  'ZRANGEBYSCORE', KEYS[3])
+if refused then
+  return refused
+end
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
 if state[1] ~= ARGV[1] then
   local token = tonumber(ARGV[7]) -- a retried call whose first run freed the lock (see release.lua)
@@ -44,6 +51,10 @@ if tonumber(ARGV[5]) > 0 then
   redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1]) -- held, unrenewed (see release.lua)
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
   return 1
+end
+refused = refusedGrant(ARGV[6], ARGV[3]) -- the last hold may wake a waiter: the channel is checked before the writes
+if refused then
+  return refused
 end
 redis.call('HDEL', KEYS[1], 'owner', 'holds', 'watched')
 redis.call('HSET', KEYS[1], 'released', ARGV[1])

@@ -13,6 +13,11 @@
 -- Returns the new fencing token (> 0) when handed off; otherwise nothing changed and it returns 0 when the releasing
 -- hold was released before, -1 when another owner holds the lock, -2 when nobody holds it, -3 when the owner has
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+if refused then
+  return refused
+end
 local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', ARGV[2], ARGV[5], 'waiting')
 if state[1] ~= ARGV[1] then
   local token = tonumber(ARGV[3])

@@ -10,6 +10,12 @@
 -- KEYS[6]  the restart grace marker; ARGV[7] the restart grace in ms (see acquire.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's read hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZADD', KEYS[1], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1],
+  'HSETNX', KEYS[2], 'HINCRBY', KEYS[2], 'DEL', KEYS[2], 'HSET', KEYS[2], 'HGET', KEYS[2], 'SET', KEYS[5])
+if refused then
+  return refused
+end
 --#include restart-grace.lua (defines restartGraceLeft)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)

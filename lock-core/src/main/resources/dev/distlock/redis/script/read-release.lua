@@ -9,6 +9,13 @@
 -- Returns 1 when the lock was freed by its last reader (or left to expire), 3 when this owner stopped reading but
 -- other readers remain, 2 when other holds of the owner remain, 0 when this hold was released before (a retried
 -- call), -2 when the reader's lease had run out.
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCORE', KEYS[1], 'ZADD', KEYS[1], 'PTTL', KEYS[1],
+  'PEXPIRE', KEYS[1], 'ZREM', KEYS[1], 'ZCARD', KEYS[1], 'HDEL', KEYS[2], 'HINCRBY', KEYS[2], 'HGET', KEYS[2],
+  'HGETALL', KEYS[2], 'PEXPIREAT', KEYS[2], 'DEL', KEYS[2], 'HSET', KEYS[2])
+if refused then
+  return refused
+end
 if redis.call('HEXISTS', KEYS[2], 'released') == 1 then
   return 0
 end
@@ -43,6 +50,10 @@ if redis.call('HINCRBY', KEYS[2], 'holds', -1) > 0 then
   return 2
 end
 local keepHeld = tonumber(ARGV[6])
+refused = refusedGrant(ARGV[7], ARGV[3]) -- the last reader publishes: the channel is checked before the writes
+if refused then
+  return refused
+end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], 'released', 1)
 redis.call('PEXPIRE', KEYS[2], math.max(tonumber(ARGV[5]), keepHeld))

@@ -13,6 +13,12 @@
 --          acquire.lua): other processes' waiters always were; this process wakes its own without a message
 -- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was
 -- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
+  'PEXPIREAT', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+if refused then
+  return refused
+end
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', ARGV[2], 'waiting')
 if state[1] ~= ARGV[1] then
   -- A retried call whose first run freed the lock: this owner freed it last, or its grant lies in the run of grants
@@ -61,10 +67,15 @@ if tonumber(ARGV[6]) > 0 then
   return 1
 end
 -- The owner's last hold: one HDEL of its hold id and the owner's fields.
+local publish = state[7] or ARGV[10] ~= '1'
+refused = publish and refusedGrant(ARGV[7], ARGV[3]) -- a release that would publish checks the channel first
+if refused then
+  return refused
+end
 redis.call('HDEL', KEYS[1], ARGV[2], 'owner', 'holds', 'watched', 'waiting')
 redis.call('HSET', KEYS[1], 'released', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-if state[7] or ARGV[10] ~= '1' then
+if publish then
   redis.call(ARGV[7], ARGV[3], ARGV[4])
 end
 return 1

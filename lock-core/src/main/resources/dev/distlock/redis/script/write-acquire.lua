@@ -10,6 +10,12 @@
 -- KEYS[5]  the restart grace marker; ARGV[8] the restart grace in ms (see acquire.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
 -- -1 - (ms until it is worth trying again) when not.
+--#include acl-guard.lua (defines refusedGrant)
+local refused = refusedGrant('HSETNX', KEYS[1], 'HINCRBY', KEYS[1], 'HSET', KEYS[1], 'PTTL', KEYS[1],
+  'PEXPIRE', KEYS[1], 'HGET', KEYS[1], 'ZREMRANGEBYSCORE', KEYS[2], 'SET', KEYS[3], 'DEL', KEYS[3], 'SET', KEYS[4])
+if refused then
+  return refused
+end
 --#include restart-grace.lua (defines restartGraceLeft)
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])

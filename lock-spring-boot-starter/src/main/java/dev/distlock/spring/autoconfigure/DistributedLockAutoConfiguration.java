@@ -42,7 +42,8 @@ public final class DistributedLockAutoConfiguration {
             .evictionPolicyCheck(safety.getEvictionPolicyCheck())
             .shardingProxy(properties.isShardingProxy())
             .logKeys(properties.isLogKeys())
-            .handOffLimit(properties.getHandOff().getLimit(), properties.getHandOff().getMaxTime());
+            .handOffLimit(properties.getHandOff().getLimit(), properties.getHandOff().getMaxTime())
+            .maxKeyLength(properties.getMaxKeyLength());
         if (properties.getTokenRetention() != null) {
             builder.tokenRetention(properties.getTokenRetention());
         }

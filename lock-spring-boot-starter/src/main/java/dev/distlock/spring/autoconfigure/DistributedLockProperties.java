@@ -11,6 +11,7 @@ import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 import dev.distlock.LockOptions;
+import dev.distlock.LockService;
 import dev.distlock.redis.WaitStrategy;
 import dev.distlock.spring.OnNotAcquired;
 
@@ -67,6 +68,13 @@ public class DistributedLockProperties implements Validator {
      * e-mail addresses. Exceptions and the locks endpoint still show keys.
      */
     private boolean logKeys = true;
+
+    /**
+     * The longest lock key, in characters, that the locks accept (1 to 1024); a longer key fails at the call. A freed
+     * lock keeps about 230 bytes plus its key's length in Redis for the token retention: lower this when keys come
+     * from outside.
+     */
+    private int maxKeyLength = 1024; // LockService.MAX_KEY_LENGTH, as a literal for the configuration metadata
 
     private final Watchdog watchdog = new Watchdog();
 
@@ -141,6 +149,14 @@ public class DistributedLockProperties implements Validator {
         this.shardingProxy = shardingProxy;
     }
 
+    public int getMaxKeyLength() {
+        return this.maxKeyLength;
+    }
+
+    public void setMaxKeyLength(int maxKeyLength) {
+        this.maxKeyLength = maxKeyLength;
+    }
+
     public boolean isLogKeys() {
         return this.logKeys;
     }
@@ -191,6 +207,10 @@ public class DistributedLockProperties implements Validator {
                 || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0)) {
             reject(errors, "tokenRetention", "must be at least 1s and at most "
                     + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + HumanDurations.format(retention));
+        }
+        if (properties.getMaxKeyLength() < 1 || properties.getMaxKeyLength() > LockService.MAX_KEY_LENGTH) {
+            reject(errors, "maxKeyLength", "must be between 1 and " + LockService.MAX_KEY_LENGTH + ", but was "
+                    + properties.getMaxKeyLength());
         }
         if (properties.getOnNotAcquired() == null) {
             reject(errors, "onNotAcquired", "must be THROW or SKIP");

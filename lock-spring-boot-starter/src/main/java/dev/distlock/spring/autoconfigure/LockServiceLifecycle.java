@@ -28,6 +28,10 @@ final class LockServiceLifecycle implements SmartLifecycle {
     static final String CREDENTIAL_PROPERTIES = "spring.data.redis.password and spring.data.redis.username (or the "
             + "credentials in spring.data.redis.url; with a RedisConnectionFactory bean of your own, its credentials)";
 
+    /** The property that names the SSL bundle of the lock service's Redis connection. */
+    static final String SSL_PROPERTY = "spring.data.redis.ssl.bundle (with a RedisConnectionFactory bean of your own, "
+            + "its SSL options)";
+
     private volatile boolean running;
 
     /** Manages the context's {@link RedisLockService}, if it has exactly one. */
@@ -41,6 +45,8 @@ final class LockServiceLifecycle implements SmartLifecycle {
      *
      * @throws IllegalStateException when Redis's user lacks a permission the locks need, which stops startup
      * @throws RedisCredentialsException when Redis refuses the credentials, which stops startup too
+     * @throws RedisTlsException when TLS to Redis fails (say the server's certificate is not trusted), which stops
+     * startup too
      */
     @Override
     public void start() {
@@ -53,6 +59,10 @@ final class LockServiceLifecycle implements SmartLifecycle {
                 String refusal = RedisCredentialsException.refusal(ex);
                 if (refusal != null) {
                     throw new RedisCredentialsException(refusal, CREDENTIAL_PROPERTIES, ex);
+                }
+                String tlsFailure = RedisTlsException.tlsFailure(ex);
+                if (tlsFailure != null) {
+                    throw new RedisTlsException(tlsFailure, SSL_PROPERTY, ex);
                 }
                 logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
                         + "as unavailable until it answers: " + ex.getMessage());

@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslOptions;
 import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -21,7 +24,8 @@ import io.lettuce.core.resource.DefaultClientResources;
 /**
  * The connections of quorum mode: one Lettuce connection factory per master, sharing one set of client threads, each
  * with the node timeout as its connect and command timeout, and refusing commands at once while its master is
- * disconnected, so that a master that is down costs an attempt nothing. Not Spring beans, so that they close only
+ * disconnected, so that a master that is down costs an attempt nothing; over TLS where {@link QuorumTls} says so.
+ * Not Spring beans, so that they close only
  * after the lock service, in {@link #close()}.
  */
 final class QuorumConnections implements AutoCloseable {
@@ -30,17 +34,12 @@ final class QuorumConnections implements AutoCloseable {
 
     private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
-    QuorumConnections(QuorumProperties properties) {
-        Duration timeout = properties.getNodeTimeout();
-        LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-            .clientResources(this.resources)
-            .commandTimeout(timeout)
-            .shutdownTimeout(Duration.ZERO)
-            .clientOptions(ClientOptions.builder()
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                .build())
-            .build();
+    private final String tlsProperty;
+
+    QuorumConnections(QuorumProperties properties, QuorumTls tls) {
+        this.tlsProperty = tls.property();
+        LettuceClientConfiguration plain = client(properties.getNodeTimeout(), null);
+        LettuceClientConfiguration secure = client(properties.getNodeTimeout(), tls);
         try {
             for (Address address : properties.addresses()) {
                 RedisStandaloneConfiguration master = new RedisStandaloneConfiguration(address.host(),
@@ -51,7 +50,8 @@ final class QuorumConnections implements AutoCloseable {
                 if (properties.getPassword() != null) {
                     master.setPassword(RedisPassword.of(properties.getPassword()));
                 }
-                LettuceConnectionFactory factory = new LettuceConnectionFactory(master, client);
+                LettuceConnectionFactory factory = new LettuceConnectionFactory(master,
+                        (address.tls() || tls.allMasters()) ? secure : plain);
                 this.factories.add(factory);
                 factory.afterPropertiesSet();
                 factory.start();
@@ -63,9 +63,47 @@ final class QuorumConnections implements AutoCloseable {
         }
     }
 
+    /**
+     * The client settings of every master; with {@code tls}, Lettuce completes the TLS handshake (verifying the
+     * server's certificate and host name) before it sends HELLO with the credentials.
+     */
+    private LettuceClientConfiguration client(Duration timeout, @Nullable QuorumTls tls) {
+        ClientOptions.Builder options = ClientOptions.builder()
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build());
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
+        if (tls != null) {
+            builder.useSsl();
+            SslBundle bundle = tls.bundle();
+            if (bundle != null) {
+                io.lettuce.core.SslOptions.Builder ssl = io.lettuce.core.SslOptions.builder()
+                    .keyManager(bundle.getManagers().getKeyManagerFactory())
+                    .trustManager(bundle.getManagers().getTrustManagerFactory());
+                SslOptions bundleOptions = bundle.getOptions();
+                if (bundleOptions.getCiphers() != null) {
+                    ssl.cipherSuites(bundleOptions.getCiphers());
+                }
+                if (bundleOptions.getEnabledProtocols() != null) {
+                    ssl.protocols(bundleOptions.getEnabledProtocols());
+                }
+                options.sslOptions(ssl.build());
+            }
+        }
+        return builder.clientResources(this.resources)
+            .commandTimeout(timeout)
+            .shutdownTimeout(Duration.ZERO)
+            .clientOptions(options.build())
+            .build();
+    }
+
     /** One template per master, in the order of {@code distlock.quorum.nodes}. */
     List<StringRedisTemplate> templates() {
         return this.factories.stream().map(StringRedisTemplate::new).toList();
+    }
+
+    /** The property a TLS failure names: the SSL bundle of the masters. */
+    String tlsProperty() {
+        return this.tlsProperty;
     }
 
     /** Closes every connection, then the client threads. */

@@ -8,7 +8,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 
 import dev.distlock.LockListener;
 import dev.distlock.LockService;
@@ -21,7 +23,8 @@ import dev.distlock.redis.quorum.QuorumLockServiceBuilder;
  * masters as the {@link LockService}, so the single-Redis one of {@link DistributedLockAutoConfiguration} backs off.
  * The other {@code distlock.*} settings apply to it too. Startup fails, naming the property, when fewer than a quorum
  * of the masters answer PING, and (unless {@code distlock.verify-access-on-startup=false}) when a master's Redis user
- * lacks a permission the locks need. On shutdown the service closes before its connections.
+ * lacks a permission the locks need, and when TLS to the masters fails ({@link QuorumTls}). On shutdown the service
+ * closes before its connections.
  */
 @AutoConfiguration(before = DistributedLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
@@ -32,14 +35,15 @@ import dev.distlock.redis.quorum.QuorumLockServiceBuilder;
 public final class QuorumLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
-    QuorumConnections distributedLockQuorumConnections(QuorumProperties quorum) {
-        return new QuorumConnections(quorum);
+    QuorumConnections distributedLockQuorumConnections(QuorumProperties quorum, Environment environment,
+            ObjectProvider<SslBundles> sslBundles) {
+        return new QuorumConnections(quorum, QuorumTls.resolve(quorum.getSsl(), environment,
+                sslBundles.getIfAvailable()));
     }
 
     @Bean(destroyMethod = "close")
     QuorumLockService quorumLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
-            QuorumProperties quorum,
-            QuorumConnections connections, ObjectProvider<LockListener> listeners) {
+            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockListener> listeners) {
         if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
             throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout ("
                     + HumanDurations.format(quorum.getNodeTimeout())
@@ -50,6 +54,7 @@ public final class QuorumLockAutoConfiguration {
         QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates())
             .nodeTimeout(quorum.getNodeTimeout())
             .keyPrefix(properties.getKeyPrefix())
+            .maxKeyLength(properties.getMaxKeyLength())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
             .restartGrace(safety.getRestartGrace());
@@ -76,6 +81,10 @@ public final class QuorumLockAutoConfiguration {
             if (refusal != null) {
                 throw new RedisCredentialsException(refusal, QuorumProperties.PREFIX + ".password and "
                         + QuorumProperties.PREFIX + ".username", ex);
+            }
+            String tlsFailure = RedisTlsException.tlsFailure(ex);
+            if (tlsFailure != null) {
+                throw new RedisTlsException(tlsFailure, connections.tlsProperty(), ex);
             }
             throw new IllegalStateException(QuorumProperties.PREFIX + ".nodes: " + ex.getMessage(), ex);
         }

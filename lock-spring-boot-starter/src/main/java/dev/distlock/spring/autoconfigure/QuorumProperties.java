@@ -23,8 +23,8 @@ public class QuorumProperties implements Validator {
     public static final String PREFIX = "distlock.quorum";
 
     /**
-     * Addresses (host:port) of the independent Redis masters (not replicas of each other): an odd number, at least 3.
-     * Setting them turns quorum mode on.
+     * Addresses of the independent Redis masters (not replicas of each other): an odd number, at least 3, each
+     * host:port, redis://host:port or rediss://host:port (TLS). Setting them turns quorum mode on.
      */
     private List<String> nodes = new ArrayList<>();
 
@@ -39,6 +39,8 @@ public class QuorumProperties implements Validator {
 
     /** Redis password on every master; unset when they need none. */
     private @Nullable String password;
+
+    private final Ssl ssl = new Ssl();
 
     public List<String> getNodes() {
         return this.nodes;
@@ -72,6 +74,10 @@ public class QuorumProperties implements Validator {
         this.password = password;
     }
 
+    public Ssl getSsl() {
+        return this.ssl;
+    }
+
     /** The masters' addresses, parsed; call after validation. */
     List<Address> addresses() {
         return this.nodes.stream().map(Address::parse).toList();
@@ -90,16 +96,18 @@ public class QuorumProperties implements Validator {
             reject(errors, "nodes", PREFIX + ".nodes must list an odd number of at least 3 independent Redis "
                     + "masters, but listed " + nodes.size());
         }
-        Map<Address, Integer> seen = new HashMap<>();
+        Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < nodes.size(); i++) {
             Address address = Address.parse(nodes.get(i));
             if (address == null) {
-                reject(errors, "nodes", PREFIX + ".nodes[" + i + "] must be host:port, but was '" + nodes.get(i)
-                        + "'");
+                String value = (nodes.get(i) != null && nodes.get(i).contains("@")) ? "a URL with credentials; set "
+                        + PREFIX + ".username and " + PREFIX + ".password instead" : "'" + nodes.get(i) + "'";
+                reject(errors, "nodes", PREFIX + ".nodes[" + i + "] must be host:port, redis://host:port or "
+                        + "rediss://host:port, but was " + value);
             }
-            else if (seen.putIfAbsent(address, i) != null) {
-                reject(errors, "nodes", PREFIX + ".nodes[" + i + "] repeats " + address + " of " + PREFIX + ".nodes["
-                        + seen.get(address) + "]; the masters must be independent");
+            else if (seen.putIfAbsent(address.endpoint(), i) != null) {
+                reject(errors, "nodes", PREFIX + ".nodes[" + i + "] repeats " + address.endpoint() + " of " + PREFIX
+                        + ".nodes[" + seen.get(address.endpoint()) + "]; the masters must be independent");
             }
         }
         Duration timeout = properties.nodeTimeout;
@@ -115,15 +123,52 @@ public class QuorumProperties implements Validator {
         errors.rejectValue(field, "distlock.invalid", message);
     }
 
-    /** One master's address. */
-    record Address(String host, int port) {
+    /** TLS to the masters under {@code distlock.quorum.ssl.*}. */
+    public static class Ssl {
 
-        /** Parses {@code host:port} (an IPv6 host in brackets), or returns null. */
+        /**
+         * Whether every master is reached over TLS. Unset: TLS when a bundle is set here, else as Boot's
+         * spring.data.redis.ssl (enabled or bundle) says. False: only rediss:// nodes use TLS (with the bundle).
+         */
+        private @Nullable Boolean enabled;
+
+        /**
+         * Name of the SSL bundle (spring.ssl.bundle.*) for every master; setting it turns TLS on. Unset: Boot's
+         * spring.data.redis.ssl.bundle, else the JVM's default trust store.
+         */
+        private @Nullable String bundle;
+
+        public @Nullable Boolean getEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(@Nullable Boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(@Nullable String bundle) {
+            this.bundle = bundle;
+        }
+    }
+
+    /** One master's address, and whether its URL asks for TLS ({@code rediss://}). */
+    record Address(String host, int port, boolean tls) {
+
+        /** Parses {@code host:port}, {@code redis://host:port} or {@code rediss://host:port}, or returns null. */
         static @Nullable Address parse(@Nullable String text) {
             if (text == null) {
                 return null;
             }
             String trimmed = text.trim();
+            boolean tls = trimmed.startsWith("rediss://");
+            if (tls || trimmed.startsWith("redis://")) {
+                trimmed = trimmed.substring(trimmed.indexOf("//") + 2);
+                trimmed = trimmed.endsWith("/") ? trimmed.substring(0, trimmed.length() - 1) : trimmed;
+            }
             int colon = trimmed.lastIndexOf(':');
             if (colon <= 0) {
                 return null;
@@ -132,21 +177,26 @@ public class QuorumProperties implements Validator {
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
             }
-            if (host.isBlank() || host.chars().anyMatch(c -> Character.isWhitespace(c) || c == '/')) {
+            if (host.isBlank() || host.chars().anyMatch(c -> Character.isWhitespace(c) || c == '/' || c == '@')) {
                 return null;
             }
             try {
                 int port = Integer.parseInt(trimmed.substring(colon + 1));
-                return (port >= 1 && port <= 65535) ? new Address(host, port) : null;
+                return (port >= 1 && port <= 65535) ? new Address(host, port, tls) : null;
             }
             catch (NumberFormatException ex) {
                 return null;
             }
         }
 
+        /** {@code host:port}, the host in brackets when it is an IPv6 address. */
+        String endpoint() {
+            return (this.host.indexOf(':') >= 0 ? "[" + this.host + "]" : this.host) + ":" + this.port;
+        }
+
         @Override
         public String toString() {
-            return (this.host.indexOf(':') >= 0 ? "[" + this.host + "]" : this.host) + ":" + this.port;
+            return (this.tls ? "rediss://" : "") + endpoint();
         }
     }
 }

@@ -1,11 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
-import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.Deque;
-import java.util.IdentityHashMap;
 import java.util.Locale;
-import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,24 +26,9 @@ public class RedisCredentialsException extends IllegalStateException {
      * failure is not a refusal of the credentials.
      */
     static @Nullable String refusal(Throwable failure) {
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        Deque<Throwable> pending = new ArrayDeque<>();
-        pending.add(failure);
-        while (!pending.isEmpty()) {
-            Throwable next = pending.poll();
-            if (!seen.add(next)) {
-                continue;
-            }
-            String message = next.getMessage();
-            if (message != null && isCredentialRefusal(message)) {
-                return message;
-            }
-            if (next.getCause() != null) {
-                pending.add(next.getCause());
-            }
-            Collections.addAll(pending, next.getSuppressed());
-        }
-        return null;
+        Throwable refusal = Causes.find(failure,
+                (cause) -> cause.getMessage() != null && isCredentialRefusal(cause.getMessage()));
+        return (refusal != null) ? refusal.getMessage() : null;
     }
 
     private static boolean isCredentialRefusal(String message) {

@@ -28,9 +28,11 @@ class ConfigurationMetadataTest {
                 "distlock.token-retention", "distlock.on-not-acquired", "distlock.aspect.order",
                 "distlock.verify-access-on-startup", "distlock.replica-acknowledgements.replicas",
                 "distlock.replica-acknowledgements.timeout", "distlock.quorum.nodes", "distlock.quorum.node-timeout",
-                "distlock.quorum.username", "distlock.quorum.password", "distlock.wait-strategy",
+                "distlock.quorum.username", "distlock.quorum.password", "distlock.quorum.ssl.enabled",
+                "distlock.quorum.ssl.bundle", "distlock.wait-strategy",
                 "distlock.sharding-proxy", "distlock.web.problem-details", "distlock.web.retry-after",
-                "distlock.log-keys", "distlock.metrics.max-names", "distlock.metrics.key-names",
+                "distlock.log-keys", "distlock.max-key-length", "distlock.metrics.max-names",
+                "distlock.metrics.key-names",
                 "management.health.distlock.enabled", "management.endpoint.locks.access",
                 "management.endpoint.locks.cache.time-to-live", "distlock.shedlock.enabled",
                 "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
@@ -54,6 +56,7 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.web.problem-details"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.web.retry-after"), "defaultValue")).isEqualTo("1s");
         assertThat(field(properties.get("distlock.log-keys"), "defaultValue")).isEqualTo("true");
+        assertThat(field(properties.get("distlock.max-key-length"), "defaultValue")).isEqualTo("1024");
         assertThat(field(properties.get("distlock.metrics.max-names"), "defaultValue")).isEqualTo("100");
         assertThat(field(properties.get("distlock.aspect.order"), "defaultValue"))
             .isEqualTo(Integer.toString(DistributedLockProperties.Aspect.DEFAULT_ORDER));

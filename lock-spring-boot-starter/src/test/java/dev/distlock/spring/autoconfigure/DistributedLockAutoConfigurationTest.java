@@ -110,7 +110,7 @@ class DistributedLockAutoConfigurationTest {
             .withPropertyValues("distlock.enabled=true", "distlock.key-prefix=orders",
                     "distlock.default-wait-time=150ms", "distlock.watchdog.lease=5s",
                     "distlock.watchdog.renewal-interval=1s", "distlock.token-retention=2m",
-                    "distlock.on-not-acquired=skip", "distlock.aspect.order=42")
+                    "distlock.on-not-acquired=skip", "distlock.aspect.order=42", "distlock.max-key-length=16")
             .run(context -> {
                 DistributedLockProperties properties = context.getBean(DistributedLockProperties.class);
                 assertThat(properties.getKeyPrefix()).isEqualTo("orders");
@@ -131,6 +131,8 @@ class DistributedLockAutoConfigurationTest {
                 assertThatThrownBy(() -> locks.acquire("bound", LockOptions.defaults().withOwner(new Object())))
                     .isInstanceOfSatisfying(LockTimeoutException.class, timeout -> assertThat(timeout.waited())
                         .isGreaterThanOrEqualTo(Duration.ofMillis(150)).isLessThan(Duration.ofSeconds(5)));
+                assertThatThrownBy(() -> locks.acquire("k".repeat(17))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("key must be at most 16 characters");
                 lock.release();
                 long retentionLeft = Long.parseLong(redis.call("PTTL", hash));
                 assertThat(retentionLeft).isBetween(60_000L, 120_000L); // the token retention, not the default 1h
@@ -181,6 +183,8 @@ class DistributedLockAutoConfigurationTest {
             distlock.watchdog.renewal-interval=0   | distlock.watchdog.renewal-interval must be at least 1ms
             distlock.token-retention=10ms      | distlock.token-retention must be at least 1s
             distlock.token-retention=30d       | distlock.token-retention must be at least 1s and at most 7 days
+            distlock.max-key-length=0          | distlock.max-key-length must be between 1 and 1024, but was 0
+            distlock.max-key-length=2048       | distlock.max-key-length must be between 1 and 1024, but was 2048
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
             distlock.replica-acknowledgements.replicas=-1 | distlock.replica-acknowledgements.replicas must be zero or positive
             distlock.replica-acknowledgements.timeout=0   | distlock.replica-acknowledgements.timeout must be between 1ms

@@ -90,6 +90,7 @@ class QuorumLockAutoConfigurationTest {
             properties.add("distlock.quorum.nodes[" + i + "]=127.0.0.1:" + masters.get(i).port());
         }
         properties.add("distlock.key-prefix=orders");
+        properties.add("distlock.max-key-length=16");
         LockContexts.runner(masters.get(0)).withPropertyValues(properties.toArray(String[]::new)).run(context -> {
             QuorumLockService locks = context.getBean(QuorumLockService.class);
             assertThat(locks.masterCount()).isEqualTo(3);
@@ -97,6 +98,8 @@ class QuorumLockAutoConfigurationTest {
                 assertThat(masters.subList(0, 3))
                     .allMatch(master -> master.call("HGET", "orders:{prefixed}:lock", "owner") != null);
             }
+            assertThatThrownBy(() -> locks.acquire("k".repeat(17))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key must be at most 16 characters");
         });
     }
 
@@ -116,8 +119,11 @@ class QuorumLockAutoConfigurationTest {
             M0,M1,M2,M3         | distlock.quorum.nodes must list an odd number of at least 3 independent Redis
             M0,M1,M2,M3         | masters, but listed 4
             M0                  | masters, but listed 1
-            M0,localhost,M2     | distlock.quorum.nodes[1] must be host:port, but was 'localhost'
-            M0,127.0.0.1:0,M2   | distlock.quorum.nodes[1] must be host:port, but was '127.0.0.1:0'
+            M0,localhost,M2     | distlock.quorum.nodes[1] must be host:port, redis://host:port or rediss://host:port
+            M0,localhost,M2     | rediss://host:port, but was 'localhost'
+            M0,127.0.0.1:0,M2   | rediss://host:port, but was '127.0.0.1:0'
+            M0,rediss://u:p@127.0.0.1:1,M2 | but was a URL with credentials; set distlock.quorum.username and
+            M0,M1,rediss://M1   | distlock.quorum.nodes[2] repeats 127.0.0.1:
             M0,M1,M0            | distlock.quorum.nodes[2] repeats 127.0.0.1:
             """)
     void aBadNodeListStopsStartupNamingTheProperty(String nodes, String message) {
