@@ -87,9 +87,12 @@ public final class BenchContext {
             for (Implementation implementation : rotated(order, i)) {
                 RedisProbe.Window window = this.probe.start();
                 long gcBefore = IterationSample.gcMillisSoFar();
+                long cpuBefore = IterationSample.jvmCpuNanosSoFar();
                 LoadResult load = iterations.get(implementation).run(length);
                 long gcMillis = IterationSample.gcMillisSoFar() - gcBefore;
-                samples.get(implementation).add(new IterationSample(load, window.finish(), gcMillis));
+                long cpuAfter = IterationSample.jvmCpuNanosSoFar();
+                long cpuNanos = (cpuBefore < 0 || cpuAfter < 0) ? -1 : cpuAfter - cpuBefore;
+                samples.get(implementation).add(new IterationSample(load, window.finish(), gcMillis, cpuNanos));
                 progress("  %-20s iteration %d/%d: %,.0f cycles/s%s", implementation.label(), i,
                         this.config.iterations(), load.cyclesPerSecond(), errorNote(load));
             }

@@ -74,6 +74,25 @@ public record Measurement(List<IterationSample> samples) {
         return perCycle(server().cpuMicros());
     }
 
+    /** How busy Redis was while the load ran, in cores: its CPU time over the load's wall time. */
+    public Summary redisCores() {
+        return summarise(sample -> sample.server().cpuMicros() * 1000.0 / sample.load().elapsedNanos());
+    }
+
+    /** How busy this JVM was while the load ran, in cores, all its threads counted. */
+    public Summary jvmCores() {
+        return summarise(sample -> (sample.jvmCpuNanos() < 0) ? Double.NaN
+                : (double) sample.jvmCpuNanos() / sample.load().elapsedNanos());
+    }
+
+    /** This JVM's CPU microseconds per lock cycle (all its threads), or NaN where the platform does not tell. */
+    public double jvmCpuMicrosPerCycle() {
+        if (this.samples.stream().anyMatch(sample -> sample.jvmCpuNanos() < 0)) {
+            return Double.NaN;
+        }
+        return perCycle(this.samples.stream().mapToLong(IterationSample::jvmCpuNanos).sum() / 1000.0);
+    }
+
     private double perCycle(double amount) {
         long cycles = cycles();
         return (cycles == 0) ? Double.NaN : amount / cycles;
