@@ -46,13 +46,19 @@ public final class BenchmarkMain {
             .stream()
             .filter(scenario -> config.scenarios().contains(scenario.id()))
             .collect(Collectors.toList());
+        List<Scenario> skipped = scenarios.stream()
+            .filter(scenario -> scenario.covered(config.implementations()).isEmpty())
+            .toList();
+        scenarios.removeAll(skipped);
         Duration estimate = scenarios.stream()
-            .map(scenario -> scenario.estimate(config, config.implementations()))
+            .map(scenario -> scenario.estimate(config, scenario.covered(config.implementations())))
             .reduce(Scenario.warmUpEstimate(config, config.implementations()).plusSeconds(5), Duration::plus);
         Duration bound = estimate.multipliedBy(3).dividedBy(2).plusMinutes(3);
         PrintStream progress = System.err;
         progress.printf("distlock benchmarks, %s mode: about %d min %d s in total (stops itself after %d min)%n",
                 config.mode(), estimate.toMinutes(), estimate.toSecondsPart(), bound.toMinutes());
+        skipped.forEach(scenario -> progress.printf("Scenario %s skipped: none of the chosen implementations runs "
+                + "in it%n", scenario.id()));
         stopAfter(bound);
 
         StringBuilder report = new StringBuilder();
@@ -64,7 +70,7 @@ public final class BenchmarkMain {
             Scenario.warmUpJvm(config.implementations(), context);
             Map<String, ScenarioReport> results = new LinkedHashMap<>();
             for (Scenario scenario : scenarios) {
-                ScenarioReport result = scenario.run(config.implementations(), context);
+                ScenarioReport result = scenario.run(scenario.covered(config.implementations()), context);
                 results.put(scenario.id(), result);
                 section(report, "## Scenario " + scenario.id() + ": " + scenario.title() + "\n\n"
                         + scenario.description() + "\n\n" + result.markdown());

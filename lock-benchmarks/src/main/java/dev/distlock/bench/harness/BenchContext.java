@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.distlock.bench.RunConfig;
+import dev.distlock.bench.clients.AsyncLockClient;
 import dev.distlock.bench.clients.ClientSettings;
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.clients.LockClient;
@@ -52,6 +53,11 @@ public final class BenchContext {
     /** Opens a client. */
     public LockClient open(Implementation implementation) {
         return implementation.open(settings());
+    }
+
+    /** Opens a non-blocking client. */
+    public AsyncLockClient openAsync(Implementation implementation) {
+        return implementation.openAsync(settings());
     }
 
     /** Empties the server: every scenario starts on an empty one. */

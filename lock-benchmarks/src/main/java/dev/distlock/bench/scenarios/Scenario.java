@@ -21,16 +21,29 @@ public interface Scenario {
     /** An upper estimate of its runtime, printed before the run starts. */
     Duration estimate(RunConfig config, List<Implementation> implementations);
 
+    /** Runs the scenario for {@link #covered} implementations, at least one. */
     ScenarioReport run(List<Implementation> implementations, BenchContext context) throws Exception;
 
-    /** Runs before the first scenario; see {@link LockCycleScenario#warmUp}. */
+    /** Whether it runs that implementation: the blocking ones unless it says otherwise. */
+    default boolean covers(Implementation implementation) {
+        return !implementation.isAsync();
+    }
+
+    /** Those of the chosen implementations it runs, in their order. */
+    default List<Implementation> covered(List<Implementation> implementations) {
+        return implementations.stream().filter(this::covers).toList();
+    }
+
+    /** Runs before the first scenario; see {@link LockCycleScenario#warmUp}. Blocking implementations only. */
     static void warmUpJvm(List<Implementation> implementations, BenchContext context) throws Exception {
-        LockCycleScenario.ownKeys().warmUp(implementations, context, context.config().jvmWarmUp());
+        LockCycleScenario ownKeys = LockCycleScenario.ownKeys();
+        ownKeys.warmUp(ownKeys.covered(implementations), context, context.config().jvmWarmUp());
     }
 
     /** Its estimated runtime. */
     static Duration warmUpEstimate(RunConfig config, List<Implementation> implementations) {
-        return config.jvmWarmUp().plusSeconds(3).multipliedBy(implementations.size());
+        long blocking = implementations.stream().filter(implementation -> !implementation.isAsync()).count();
+        return config.jvmWarmUp().plusSeconds(3).multipliedBy(blocking);
     }
 
     /** The scenarios, in order (1, 2 and 3 share a class). */
