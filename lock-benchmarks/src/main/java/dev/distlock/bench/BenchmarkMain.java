@@ -119,9 +119,11 @@ public final class BenchmarkMain {
         Environment.libraries(redisVersion)
             .forEach((library, version) -> out.append("- ").append(library).append(": ").append(version).append('\n'));
         out.append("\nImplementations, each with clients of its own against the same server (flushed before each "
-                + "scenario). In the timed scenarios (1, 2, 3, 5) all clients stay open and the implementations take "
-                + "turns iteration by iteration, the first to go moving on by one each round; scenario 4 runs them "
-                + "one after the other:\n\n");
+                + "scenario). In the timed scenarios (1, 2, 3, 5, 7, 8) all clients stay open and the implementations "
+                + "take turns iteration by iteration, the first to go moving on by one each round; scenarios 4 and 6 "
+                + "run them one after the other. The non-blocking ones (-async) run in scenarios 7 and 8 only, with "
+                + config.inFlight() + " cycles in flight; the blocking ones in 1 to 6, and the raw floor in 7 as "
+                + "the reference:\n\n");
         for (Implementation implementation : config.implementations()) {
             out.append("- ").append(implementation.label()).append(": ").append(implementation.description())
                 .append('\n');

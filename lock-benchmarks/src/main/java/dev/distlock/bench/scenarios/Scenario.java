@@ -10,7 +10,7 @@ import dev.distlock.bench.harness.BenchContext;
 /** One benchmark scenario, run for every implementation in turn against the same server. */
 public interface Scenario {
 
-    /** "1" to "6", as on the command line. */
+    /** "1" to "8", as on the command line. */
     String id();
 
     String title();
@@ -46,9 +46,10 @@ public interface Scenario {
         return config.jvmWarmUp().plusSeconds(3).multipliedBy(blocking);
     }
 
-    /** The scenarios, in order (1, 2 and 3 share a class). */
+    /** The scenarios, in order (1, 2 and 3 share a class, and so do 7 and 8). */
     static List<Scenario> all() {
         return List.of(LockCycleScenario.uncontended(), LockCycleScenario.ownKeys(), LockCycleScenario.hotKey(),
-                new WatchdogScenario(), new WaitersScenario(), new TwoProcessScenario());
+                new WatchdogScenario(), new WaitersScenario(), new TwoProcessScenario(),
+                AsyncCycleScenario.distinctKeys(), AsyncCycleScenario.hotKey());
     }
 }
