@@ -20,6 +20,11 @@ public record Measurement(List<IterationSample> samples) {
         return summarise(sample -> Latencies.percentileMicros(sample.load().handOff(), percentile));
     }
 
+    /** The fewest cycles any one thread or chain completed in an iteration. */
+    public Summary fewestCycles() {
+        return summarise(sample -> sample.load().fewestCycles());
+    }
+
     public long handOffCount() {
         return this.samples.stream().mapToLong(sample -> sample.load().handOff().getTotalCount()).sum();
     }

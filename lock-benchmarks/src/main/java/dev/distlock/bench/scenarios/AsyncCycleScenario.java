@@ -1,6 +1,7 @@
 package dev.distlock.bench.scenarios;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,10 @@ final class AsyncCycleScenario implements Scenario {
                 exclusion lets one cycle hold the key at a time, so throughput is bounded by the hand-off from one \
                 release to the next grant. Hand-off latency and the exclusivity check are scenario 3's: \
                 System.nanoTime() is noted just before the release is called and read when the next acquisition \
-                completes.""", true);
+                completes. Fairness: "cycle max" is the longest cycle (an acquisition that waited through the whole \
+                iteration shows as about its length), and "fewest cycles of a chain" the least any one chain \
+                completed in an iteration, against the mean per chain: far below it, some chains were starved \
+                while others took the lock again and again.""", true);
     }
 
     @Override
@@ -99,7 +103,10 @@ final class AsyncCycleScenario implements Scenario {
         Map<Implementation, Measurement> measurements;
         try (Closer closer = new Closer()) {
             Map<Implementation, BenchContext.Iteration> iterations = new LinkedHashMap<>();
-            for (Implementation implementation : implementations) {
+            // the non-blocking rows first, the blocking reference last
+            for (Implementation implementation : implementations.stream()
+                .sorted(Comparator.comparing(implementation -> !implementation.isAsync()))
+                .toList()) {
                 if (implementation.isAsync()) {
                     AsyncLockClient client = closer.add(context.openAsync(implementation));
                     String prefix = "s" + this.id + (this.hotKey ? ":hot" : ":chain:");
@@ -119,15 +126,16 @@ final class AsyncCycleScenario implements Scenario {
             }
             measurements = context.measure(iterations);
         }
-        return new ScenarioReport(this, render(measurements, loads) + diagnostics, measurements, Map.of());
+        return new ScenarioReport(this, render(measurements, loads, inFlight) + diagnostics, measurements, Map.of());
     }
 
-    private String render(Map<Implementation, Measurement> measurements, Map<Implementation, String> loads) {
+    private String render(Map<Implementation, Measurement> measurements, Map<Implementation, String> loads,
+            int inFlight) {
         Measurement subject = measurements.get(Implementation.DISTLOCK_ASYNC);
         String ratioHeader = Implementation.DISTLOCK_ASYNC.label() + " ÷ this: ";
         Table table = this.hotKey
                 ? new Table("implementation", "load", "cycles/s median (min–max)", "cycle p50", "cycle p99",
-                        "hand-off p50", "hand-off p99 (min–max)", "cmds/cycle", "scripts/cycle",
+                        "cycle max", "fewest cycles of a chain (mean)", "hand-off p50", "hand-off p99 (min–max)", "cmds/cycle", "scripts/cycle",
                         "Redis CPU µs/cycle", "busy cores: Redis / JVM", ratioHeader + "cycles/s",
                         ratioHeader + "hand-off p99")
                 : new Table("implementation", "load", "cycles/s median (min–max)", "cycle p50",
@@ -141,8 +149,11 @@ final class AsyncCycleScenario implements Scenario {
             if (this.hotKey) {
                 String handOffRatio = (subject == null) ? Fmt.NONE
                         : Fmt.ratio(subject.handOffMicros(99).median() / m.handOffMicros(99).median());
+                double meanPerChain = (double) m.cycles() / Math.max(1, m.samples().size()) / inFlight;
                 table.row(implementation.label(), loads.get(implementation), Fmt.countRange(m.cyclesPerSecond()),
                         Fmt.micros(m.cycleLatencyMicros(50).median()), Fmt.micros(m.cycleLatencyMicros(99).median()),
+                        Fmt.micros(m.cycleLatencyMicros(100).median()), Fmt.count(m.fewestCycles().median()) + " ("
+                                + Fmt.count(meanPerChain) + ")",
                         Fmt.micros(m.handOffMicros(50).median()), Fmt.microsRange(m.handOffMicros(99)),
                         Fmt.decimal(m.commandsPerCycle()), Fmt.decimal(m.scriptCallsPerCycle()),
                         Fmt.decimal(m.redisCpuMicrosPerCycle()), busy, throughputRatio, handOffRatio);
