@@ -29,7 +29,7 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
             Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6,7,8]
                    [--implementations=distlock,redisson,spring-integration,raw-floor,distlock-async,redisson-async]
                    [--in-flight=N] [--out=FILE]
-              --quick            short smoke run (about 7 minutes) instead of the full run (about 20 minutes)
+              --quick            short smoke run (about 7 minutes) instead of the full run (about 22 minutes)
               --scenarios        which scenarios to run (default all); 7 and 8 run the non-blocking APIs
               --implementations  which implementations to compare (default all); each scenario runs those it covers
               --in-flight        lock cycles one thread keeps in flight in scenarios 7 and 8 (default 64)

@@ -70,10 +70,14 @@ public final class Targets {
             return;
         }
         double ratio = distlock.cyclesPerSecond().median() / floor.cyclesPerSecond().median();
+        double redisCeiling = 1e6 / distlock.redisCpuMicrosPerCycle();
         line(label, throughputVerdict(distlock, floor, 2.0) + String.format(Locale.ROOT, "; floor from %s; %.0f%% "
-                + "of the 3× that would be about one Redis core; Redis busy %s cores and this JVM %s meanwhile (of "
-                + "%d)", where, ratio / 3 * 100, Fmt.decimal(distlock.redisCores().median()),
-                Fmt.decimal(distlock.jvmCores().median()), Runtime.getRuntime().availableProcessors()));
+                + "of the 3× that would be about one Redis core. Redis was busy %s cores and this JVM %s (of %d); at "
+                + "%s µs of Redis CPU per cycle one busy Redis core would run about %s cycles/s, %s the floor", where,
+                ratio / 3 * 100, Fmt.decimal(distlock.redisCores().median()),
+                Fmt.decimal(distlock.jvmCores().median()), Runtime.getRuntime().availableProcessors(),
+                Fmt.decimal(distlock.redisCpuMicrosPerCycle()), Fmt.count(redisCeiling),
+                Fmt.ratio(redisCeiling / floor.cyclesPerSecond().median())));
     }
 
     private Measurement measurement(String scenario, Implementation implementation) {
