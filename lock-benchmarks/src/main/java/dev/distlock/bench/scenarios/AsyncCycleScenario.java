@@ -135,7 +135,8 @@ final class AsyncCycleScenario implements Scenario {
         String ratioHeader = Implementation.DISTLOCK_ASYNC.label() + " ÷ this: ";
         Table table = this.hotKey
                 ? new Table("implementation", "load", "cycles/s median (min–max)", "cycle p50", "cycle p99",
-                        "cycle max", "fewest cycles of a chain (mean)", "hand-off p50", "hand-off p99 (min–max)", "cmds/cycle", "scripts/cycle",
+                        "cycle max", "fewest cycles of a chain (mean)", "hand-off p50", "hand-off p99 (min–max)",
+                        "cmds/cycle", "scripts/cycle",
                         "Redis CPU µs/cycle", "busy cores: Redis / JVM", ratioHeader + "cycles/s",
                         ratioHeader + "hand-off p99")
                 : new Table("implementation", "load", "cycles/s median (min–max)", "cycle p50",
