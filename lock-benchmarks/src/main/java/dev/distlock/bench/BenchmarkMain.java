@@ -46,13 +46,19 @@ public final class BenchmarkMain {
             .stream()
             .filter(scenario -> config.scenarios().contains(scenario.id()))
             .collect(Collectors.toList());
+        List<Scenario> skipped = scenarios.stream()
+            .filter(scenario -> scenario.covered(config.implementations()).isEmpty())
+            .toList();
+        scenarios.removeAll(skipped);
         Duration estimate = scenarios.stream()
-            .map(scenario -> scenario.estimate(config, config.implementations()))
+            .map(scenario -> scenario.estimate(config, scenario.covered(config.implementations())))
             .reduce(Scenario.warmUpEstimate(config, config.implementations()).plusSeconds(5), Duration::plus);
         Duration bound = estimate.multipliedBy(3).dividedBy(2).plusMinutes(3);
         PrintStream progress = System.err;
         progress.printf("distlock benchmarks, %s mode: about %d min %d s in total (stops itself after %d min)%n",
                 config.mode(), estimate.toMinutes(), estimate.toSecondsPart(), bound.toMinutes());
+        skipped.forEach(scenario -> progress.printf("Scenario %s skipped: none of the chosen implementations runs "
+                + "in it%n", scenario.id()));
         stopAfter(bound);
 
         StringBuilder report = new StringBuilder();
@@ -64,7 +70,7 @@ public final class BenchmarkMain {
             Scenario.warmUpJvm(config.implementations(), context);
             Map<String, ScenarioReport> results = new LinkedHashMap<>();
             for (Scenario scenario : scenarios) {
-                ScenarioReport result = scenario.run(config.implementations(), context);
+                ScenarioReport result = scenario.run(scenario.covered(config.implementations()), context);
                 results.put(scenario.id(), result);
                 section(report, "## Scenario " + scenario.id() + ": " + scenario.title() + "\n\n"
                         + scenario.description() + "\n\n" + result.markdown());
@@ -113,9 +119,11 @@ public final class BenchmarkMain {
         Environment.libraries(redisVersion)
             .forEach((library, version) -> out.append("- ").append(library).append(": ").append(version).append('\n'));
         out.append("\nImplementations, each with clients of its own against the same server (flushed before each "
-                + "scenario). In the timed scenarios (1, 2, 3, 5) all clients stay open and the implementations take "
-                + "turns iteration by iteration, the first to go moving on by one each round; scenario 4 runs them "
-                + "one after the other:\n\n");
+                + "scenario). In the timed scenarios (1, 2, 3, 5, 7, 8) all clients stay open and the implementations "
+                + "take turns iteration by iteration, the first to go moving on by one each round; scenarios 4 and 6 "
+                + "run them one after the other. The non-blocking ones (-async) run in scenarios 7 and 8 only, with "
+                + config.inFlight() + " cycles in flight; the blocking ones in 1 to 6, and the raw floor in 7 as "
+                + "the reference:\n\n");
         for (Implementation implementation : config.implementations()) {
             out.append("- ").append(implementation.label()).append(": ").append(implementation.description())
                 .append('\n');

@@ -14,24 +14,33 @@ import dev.distlock.bench.clients.Implementation;
  * How long and what to run. Full mode: a 10 s JVM warm-up per implementation, then 2 warm-up and 5 measured
  * iterations of 5 s per implementation and timed scenario, a 60 s watchdog window with 30 s leases. Quick mode (smoke
  * runs): a 3 s JVM warm-up, 1 warm-up and 3 measured iterations of 2 s, a 15 s watchdog window with 3 s leases.
+ * In both, the non-blocking scenarios keep {@code inFlight} lock cycles in flight (--in-flight, 64 by default).
  */
 public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iterations, Duration iteration, Duration watchdogWindow,
         Duration watchdogLease, Duration maxWait, List<Implementation> implementations, Set<String> scenarios,
-        Path out) {
+        int inFlight, Path out) {
+
+    /** Lock cycles the async scenarios keep in flight unless --in-flight says otherwise. */
+    static final int DEFAULT_IN_FLIGHT = 64;
+
+    private static final int MAX_IN_FLIGHT = 4096;
 
     static final String USAGE = """
-            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6]
-                   [--implementations=distlock,redisson,spring-integration,raw-floor] [--out=FILE]
-              --quick            short smoke run (about 5 minutes) instead of the full run (about 16 minutes)
-              --scenarios        which scenarios to run (default all)
-              --implementations  which implementations to compare (default all)
+            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6,7,8]
+                   [--implementations=distlock,redisson,spring-integration,raw-floor,distlock-async,redisson-async]
+                   [--in-flight=N] [--out=FILE]
+              --quick            short smoke run (about 7 minutes) instead of the full run (about 22 minutes)
+              --scenarios        which scenarios to run (default all); 7 and 8 run the non-blocking APIs
+              --implementations  which implementations to compare (default all); each scenario runs those it covers
+              --in-flight        lock cycles one thread keeps in flight in scenarios 7 and 8 (default 64)
               --out              also write the markdown report to FILE
             """;
 
     static RunConfig parse(String... args) {
         boolean quick = false;
         List<Implementation> implementations = List.of(Implementation.values());
-        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5", "6"));
+        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5", "6", "7", "8"));
+        int inFlight = DEFAULT_IN_FLIGHT;
         Path out = null;
         for (String arg : args) {
             if (arg.equals("--help") || arg.equals("-h")) {
@@ -49,6 +58,9 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
             else if (arg.startsWith("--implementations=")) {
                 implementations = Implementation.parse(value(arg));
             }
+            else if (arg.startsWith("--in-flight=")) {
+                inFlight = inFlight(value(arg));
+            }
             else if (arg.startsWith("--out=")) {
                 out = Path.of(value(arg));
             }
@@ -61,9 +73,23 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
         }
         return quick
                 ? new RunConfig(true, Duration.ofSeconds(3), 1, 3, Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(3),
-                        Duration.ofSeconds(30), implementations, scenarios, out)
+                        Duration.ofSeconds(30), implementations, scenarios, inFlight, out)
                 : new RunConfig(false, Duration.ofSeconds(10), 2, 5, Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofSeconds(30),
-                        Duration.ofSeconds(30), implementations, scenarios, out);
+                        Duration.ofSeconds(30), implementations, scenarios, inFlight, out);
+    }
+
+    private static int inFlight(String value) {
+        try {
+            int inFlight = Integer.parseInt(value.trim());
+            if (inFlight >= 1 && inFlight <= MAX_IN_FLIGHT) {
+                return inFlight;
+            }
+        }
+        catch (NumberFormatException ex) {
+            // the message below says what is accepted
+        }
+        throw new IllegalArgumentException("--in-flight must be a whole number from 1 to " + MAX_IN_FLIGHT + ", not '"
+                + value + "'\n" + USAGE);
     }
 
     private static String value(String arg) {

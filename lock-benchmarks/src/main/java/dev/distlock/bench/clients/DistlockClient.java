@@ -15,7 +15,12 @@ final class DistlockClient implements LockClient {
 
     DistlockClient(ClientSettings settings) {
         this.connection = new LettuceConnection(settings.port());
-        this.locks = RedisLockService.builder(this.connection.template)
+        this.locks = service(this.connection, settings);
+    }
+
+    /** The service every distlock client of the benchmark uses, blocking or not. */
+    static RedisLockService service(LettuceConnection connection, ClientSettings settings) {
+        return RedisLockService.builder(connection.template)
             .keyPrefix("bench-distlock")
             .watchdogLease(settings.watchdogLease())
             .defaultWaitTime(settings.maxWait())

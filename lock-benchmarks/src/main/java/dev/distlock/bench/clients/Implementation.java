@@ -11,14 +11,20 @@ import dev.distlock.redis.RedisLockService;
 /** The lock implementations compared, each with how to open a client of it. */
 public enum Implementation {
 
-    DISTLOCK("distlock", "RedisLockService, default options (watchdog lease)", true, DistlockClient::new),
+    DISTLOCK("distlock", "RedisLockService, default options (watchdog lease)", true, DistlockClient::new, null),
 
-    REDISSON("redisson", "RLock.tryLock(wait, unit), no lease (watchdog)", true, RedissonLockClient::new),
+    REDISSON("redisson", "RLock.tryLock(wait, unit), no lease (watchdog)", true, RedissonLockClient::new, null),
 
     SPRING_INTEGRATION("spring-integration", "RedisLockRegistry PUB_SUB_LOCK + renewal scheduler", true,
-            SpringIntegrationLockClient::new),
+            SpringIntegrationLockClient::new, null),
 
-    RAW("raw-floor", "SET NX PX + EVALSHA compare-and-delete, immediate retry", false, RawSetNxClient::new);
+    RAW("raw-floor", "SET NX PX + EVALSHA compare-and-delete, immediate retry", false, RawSetNxClient::new, null),
+
+    DISTLOCK_ASYNC("distlock-async", "LockService.async().acquire(key, defaults) + LockHandle.releaseAsync() "
+            + "(watchdog lease), non-blocking", true, null, DistlockAsyncClient::new),
+
+    REDISSON_ASYNC("redisson-async", "RLock.tryLockAsync(wait, -1, unit, threadId) + unlockAsync(threadId), a thread "
+            + "id per cycle chain (watchdog), non-blocking", true, null, RedissonAsyncClient::new);
 
     private final String label;
 
@@ -28,11 +34,15 @@ public enum Implementation {
 
     private final Function<ClientSettings, LockClient> opener;
 
-    Implementation(String label, String description, boolean watchdog, Function<ClientSettings, LockClient> opener) {
+    private final Function<ClientSettings, AsyncLockClient> asyncOpener;
+
+    Implementation(String label, String description, boolean watchdog, Function<ClientSettings, LockClient> opener,
+            Function<ClientSettings, AsyncLockClient> asyncOpener) {
         this.label = label;
         this.description = description;
         this.watchdog = watchdog;
         this.opener = opener;
+        this.asyncOpener = asyncOpener;
     }
 
     /** The short name used in tables and on the command line. */
@@ -49,9 +59,25 @@ public enum Implementation {
         return this.watchdog;
     }
 
-    /** Opens a new client: new connections and threads of its own. */
+    /** Whether it is a non-blocking API, run only by the async scenarios ({@link #openAsync}). */
+    public boolean isAsync() {
+        return this.asyncOpener != null;
+    }
+
+    /** Opens a new blocking client: new connections and threads of its own. */
     public LockClient open(ClientSettings settings) {
+        if (this.opener == null) {
+            throw new IllegalStateException(this.label + " is non-blocking: open it with openAsync");
+        }
         return this.opener.apply(settings);
+    }
+
+    /** Opens a new non-blocking client: new connections and threads of its own. */
+    public AsyncLockClient openAsync(ClientSettings settings) {
+        if (this.asyncOpener == null) {
+            throw new IllegalStateException(this.label + " is blocking: open it with open");
+        }
+        return this.asyncOpener.apply(settings);
     }
 
     /** Parses a comma-separated list of labels. */

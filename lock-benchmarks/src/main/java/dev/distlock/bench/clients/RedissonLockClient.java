@@ -18,11 +18,16 @@ final class RedissonLockClient implements LockClient {
     private final long maxWaitMillis;
 
     RedissonLockClient(ClientSettings settings) {
+        this.redisson = create(settings);
+        this.maxWaitMillis = settings.maxWait().toMillis();
+    }
+
+    /** A Redisson client with its defaults but for the address and the watchdog lease, blocking or not. */
+    static RedissonClient create(ClientSettings settings) {
         Config config = new Config();
         config.useSingleServer().setAddress("redis://127.0.0.1:" + settings.port());
         config.setLockWatchdogTimeout(settings.watchdogLease().toMillis());
-        this.redisson = Redisson.create(config);
-        this.maxWaitMillis = settings.maxWait().toMillis();
+        return Redisson.create(config);
     }
 
     @Override

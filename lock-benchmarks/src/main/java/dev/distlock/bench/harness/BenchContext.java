@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.distlock.bench.RunConfig;
+import dev.distlock.bench.clients.AsyncLockClient;
 import dev.distlock.bench.clients.ClientSettings;
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.clients.LockClient;
@@ -54,6 +55,11 @@ public final class BenchContext {
         return implementation.open(settings());
     }
 
+    /** Opens a non-blocking client. */
+    public AsyncLockClient openAsync(Implementation implementation) {
+        return implementation.openAsync(settings());
+    }
+
     /** Empties the server: every scenario starts on an empty one. */
     public void flush() {
         this.probe.flushAll();
@@ -87,9 +93,12 @@ public final class BenchContext {
             for (Implementation implementation : rotated(order, i)) {
                 RedisProbe.Window window = this.probe.start();
                 long gcBefore = IterationSample.gcMillisSoFar();
+                long cpuBefore = IterationSample.jvmCpuNanosSoFar();
                 LoadResult load = iterations.get(implementation).run(length);
                 long gcMillis = IterationSample.gcMillisSoFar() - gcBefore;
-                samples.get(implementation).add(new IterationSample(load, window.finish(), gcMillis));
+                long cpuAfter = IterationSample.jvmCpuNanosSoFar();
+                long cpuNanos = (cpuBefore < 0 || cpuAfter < 0) ? -1 : cpuAfter - cpuBefore;
+                samples.get(implementation).add(new IterationSample(load, window.finish(), gcMillis, cpuNanos));
                 progress("  %-20s iteration %d/%d: %,.0f cycles/s%s", implementation.label(), i,
                         this.config.iterations(), load.cyclesPerSecond(), errorNote(load));
             }

@@ -20,6 +20,11 @@ public record Measurement(List<IterationSample> samples) {
         return summarise(sample -> Latencies.percentileMicros(sample.load().handOff(), percentile));
     }
 
+    /** The fewest cycles any one thread or chain completed in an iteration. */
+    public Summary fewestCycles() {
+        return summarise(sample -> sample.load().fewestCycles());
+    }
+
     public long handOffCount() {
         return this.samples.stream().mapToLong(sample -> sample.load().handOff().getTotalCount()).sum();
     }
@@ -72,6 +77,25 @@ public record Measurement(List<IterationSample> samples) {
     /** Redis CPU microseconds per lock cycle. */
     public double redisCpuMicrosPerCycle() {
         return perCycle(server().cpuMicros());
+    }
+
+    /** How busy Redis was while the load ran, in cores: its CPU time over the load's wall time. */
+    public Summary redisCores() {
+        return summarise(sample -> sample.server().cpuMicros() * 1000.0 / sample.load().elapsedNanos());
+    }
+
+    /** How busy this JVM was while the load ran, in cores, all its threads counted. */
+    public Summary jvmCores() {
+        return summarise(sample -> (sample.jvmCpuNanos() < 0) ? Double.NaN
+                : (double) sample.jvmCpuNanos() / sample.load().elapsedNanos());
+    }
+
+    /** This JVM's CPU microseconds per lock cycle (all its threads), or NaN where the platform does not tell. */
+    public double jvmCpuMicrosPerCycle() {
+        if (this.samples.stream().anyMatch(sample -> sample.jvmCpuNanos() < 0)) {
+            return Double.NaN;
+        }
+        return perCycle(this.samples.stream().mapToLong(IterationSample::jvmCpuNanos).sum() / 1000.0);
     }
 
     private double perCycle(double amount) {

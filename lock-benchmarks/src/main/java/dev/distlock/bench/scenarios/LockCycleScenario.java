@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.bench.RunConfig;
 import dev.distlock.bench.clients.Implementation;
@@ -215,29 +214,5 @@ final class LockCycleScenario implements Scenario {
                 .append('\n'));
         }
         return out.toString();
-    }
-
-    /** The hot key's shared release timestamp and exclusivity check. */
-    private static final class HandOff {
-
-        private volatile long releasedAt;
-
-        private final AtomicInteger holders = new AtomicInteger();
-
-        void acquired(ThreadResult result) {
-            long now = System.nanoTime();
-            if (this.holders.incrementAndGet() != 1) {
-                result.violation();
-            }
-            long released = this.releasedAt;
-            if (released != 0) {
-                result.handOff(now - released);
-            }
-        }
-
-        void releasing() {
-            this.holders.decrementAndGet();
-            this.releasedAt = System.nanoTime();
-        }
     }
 }

@@ -55,5 +55,6 @@ class SummaryTest {
         assertThat(merged.cyclesPerSecond()).isEqualTo(3.0);
         assertThat(merged.violations()).isEqualTo(1);
         assertThat(merged.cycleLatency().getTotalCount()).isEqualTo(3);
+        assertThat(merged.fewestCycles()).isEqualTo(1);
     }
 }

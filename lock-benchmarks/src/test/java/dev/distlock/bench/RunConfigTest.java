@@ -1,0 +1,34 @@
+package dev.distlock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.bench.clients.Implementation;
+
+class RunConfigTest {
+
+    @Test
+    void runsEveryScenarioAndImplementationWithSixtyFourCyclesInFlightByDefault() {
+        RunConfig config = RunConfig.parse();
+        assertThat(config.scenarios()).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
+        assertThat(config.implementations()).contains(Implementation.DISTLOCK_ASYNC, Implementation.REDISSON_ASYNC);
+        assertThat(config.inFlight()).isEqualTo(64);
+    }
+
+    @Test
+    void inFlightAndAsyncImplementationsAreChosenOnTheCommandLine() {
+        RunConfig config = RunConfig.parse("--in-flight=128", "--implementations=distlock-async,raw-floor");
+        assertThat(config.inFlight()).isEqualTo(128);
+        assertThat(config.implementations()).containsExactly(Implementation.DISTLOCK_ASYNC, Implementation.RAW);
+    }
+
+    @Test
+    void aBadInFlightCountIsRefusedByName() {
+        assertThatIllegalArgumentException().isThrownBy(() -> RunConfig.parse("--in-flight=0"))
+            .withMessageStartingWith("--in-flight must be a whole number from 1 to 4096, not '0'");
+        assertThatIllegalArgumentException().isThrownBy(() -> RunConfig.parse("--in-flight=many"))
+            .withMessageStartingWith("--in-flight must be a whole number");
+    }
+}

@@ -1,0 +1,32 @@
+package dev.distlock.bench.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.bench.clients.Implementation;
+
+class ScenarioCoverageTest {
+
+    private static final List<Implementation> ALL = List.of(Implementation.values());
+
+    @Test
+    void blockingScenariosRunTheBlockingImplementationsOnly() {
+        for (Scenario scenario : Scenario.all().subList(0, 6)) {
+            assertThat(scenario.covered(ALL)).as("scenario %s", scenario.id())
+                .containsExactly(Implementation.DISTLOCK, Implementation.REDISSON, Implementation.SPRING_INTEGRATION,
+                        Implementation.RAW);
+        }
+    }
+
+    @Test
+    void theAsyncScenariosRunTheNonBlockingOnesAndScenarioSevenTheRawFloorAsItsReference() {
+        assertThat(AsyncCycleScenario.distinctKeys().covered(ALL)).containsExactly(Implementation.RAW,
+                Implementation.DISTLOCK_ASYNC, Implementation.REDISSON_ASYNC);
+        assertThat(AsyncCycleScenario.hotKey().covered(ALL)).containsExactly(Implementation.DISTLOCK_ASYNC,
+                Implementation.REDISSON_ASYNC);
+        assertThat(Scenario.all()).extracting(Scenario::id).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
+    }
+}
