@@ -12,6 +12,7 @@ import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.script.LockType.WakeUp;
 import dev.distlock.redis.wakeup.Waiter;
 
 /**
@@ -20,8 +21,10 @@ import dev.distlock.redis.wakeup.Waiter;
  * release message, a local release) or by the service's timer when the holder's lease would end. At most one attempt
  * is in flight; a wake-up during an attempt makes the next one start as soon as it is refused.
  *
- * <p>Without an explicit owner every call is its own owner. It does not queue with the service's blocking callers
- * ({@link LocalQueue}): it competes in Redis as another process would. Completing or cancelling the future from outside
+ * <p>Without an explicit owner every call is its own owner. A waiting call for an exclusive lock that other callers of
+ * this service already wait for does not ask Redis at once: it queues behind them and is woken in turn, since its
+ * request would reach Redis ahead of the one a release wakes and overtake them again and again. It does not take part
+ * in the blocking callers' hand-offs ({@link LocalQueue}). Completing or cancelling the future from outside
  * withdraws the call: it stops waiting, gives up any place kept in Redis, and releases a grant that lands afterwards.
  */
 final class AsyncAcquisition extends LockRequest {
@@ -50,16 +53,61 @@ final class AsyncAcquisition extends LockRequest {
         super(engine, key, options, name, waiting, (options.owner() != null) ? options.owner() : new Object());
     }
 
-    /** Starts the first attempt; the future completes with the handle, or null when the lock stayed held. */
+    /**
+     * Starts the first attempt, or, when other callers of this service already wait for the exclusive lock, queues
+     * behind them to be woken in turn; the future completes with the handle, or null when the lock stayed held.
+     */
     CompletableFuture<@Nullable LockHandle> start(long startNanos, long waitNanos) {
         this.startNanos = startNanos;
         this.waitNanos = waitNanos;
         this.result.whenComplete((handle, failure) -> end(handle != null));
+        boolean queued;
         synchronized (this) {
+            queued = queuesBehindOthers() && !ownerHoldOpen();
+            this.attempting = !queued;
+        }
+        if (queued) {
+            waitInTurn();
+        }
+        else {
+            attempt();
+        }
+        return this.result;
+    }
+
+    /** Whether this call, if refused, should wait for its turn rather than ask Redis again at once. */
+    private boolean queuesBehindOthers() {
+        return this.waiting && this.type.wakeUp() == WakeUp.ONE
+                && this.engine.subscriptions.othersQueued(this.type.releaseChannel(this.key));
+    }
+
+    /**
+     * Joins the queue of this service's waiters for the lock, to be woken when a release reaches it; the pause is
+     * only a fallback for a wake-up that never comes.
+     */
+    private void waitInTurn() {
+        synchronized (this) {
+            if (this.over) {
+                return;
+            }
+            Waiter joined = startWaiting();
+            joined.arm();
+            if (schedulePause(this.waitNanos - (System.nanoTime() - this.startNanos))) {
+                return;
+            }
             this.attempting = true;
         }
-        attempt();
-        return this.result;
+        attempt(); // the service's timer is closed: the attempt finds the service closed
+    }
+
+    private Waiter startWaiting() {
+        Waiter started = this.waiter;
+        if (started == null) {
+            started = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key), this.type.wakeUp(),
+                    freshHold().ownerToken(), this::wakeUp, this.engine.asyncTimer());
+            this.waiter = started;
+        }
+        return started;
     }
 
     /** Starts an attempt unless one is in flight (then it starts again as soon as that one is refused). */
@@ -144,27 +192,42 @@ final class AsyncAcquisition extends LockRequest {
             }
             again = this.wokenDuringAttempt;
             if (this.waiter == null) {
-                // the first refusal: listen for the release, then try once more, as a blocking call does
-                this.waiter = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key),
-                        this.type.wakeUp(), freshHold().ownerToken(), this::wakeUp, this.engine.asyncTimer());
-                again = true;
+                // the first refusal: listen for the release, then try once more, as a blocking call does, unless
+                // others of this service wait already: then wait in turn behind them
+                boolean behindOthers = queuesBehindOthers();
+                Waiter joined = startWaiting();
+                if (behindOthers) {
+                    joined.arm();
+                }
+                again = !behindOthers;
             }
             if (!again) {
-                long pauseNanos = this.pauses.next(this.holderRemainingMillis, 0,
-                        this.type.keepsPlace() ? this.engine.placeRefreshNanos : 0, this.waiter.isSubscribed());
                 this.attempting = false;
-                try {
-                    this.pause = this.engine.asyncTimer().schedule(this::wakeUp, Math.min(pauseNanos, remaining),
-                            TimeUnit.NANOSECONDS);
-                }
-                catch (RejectedExecutionException ex) { // closed meanwhile
-                    again = true;
-                    this.attempting = true;
-                }
+                again = !schedulePause(remaining);
+                this.attempting = again;
             }
         }
         if (again) {
             attempt();
+        }
+    }
+
+    /**
+     * Sleeps until woken, or until the next pause ends (the holder's lease, a place to refresh, a poll).
+     *
+     * @return false when the service's timer is closed, so that the next attempt finds the service closed
+     */
+    private boolean schedulePause(long remaining) { // guarded by this
+        Waiter current = this.waiter;
+        long pauseNanos = this.pauses.next(this.holderRemainingMillis, 0,
+                this.type.keepsPlace() ? this.engine.placeRefreshNanos : 0, current != null && current.isSubscribed());
+        try {
+            this.pause = this.engine.asyncTimer().schedule(this::wakeUp, Math.max(0, Math.min(pauseNanos, remaining)),
+                    TimeUnit.NANOSECONDS);
+            return true;
+        }
+        catch (RejectedExecutionException ex) { // closed meanwhile
+            return false;
         }
     }
 
