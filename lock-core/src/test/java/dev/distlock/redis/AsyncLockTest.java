@@ -235,6 +235,17 @@ class AsyncLockTest {
     }
 
     @Test
+    void aScriptFlushIsAnsweredByLoadingTheScriptAgain() {
+        AsyncLockService locks = this.clients.service().async();
+        locks.acquire("flushed", LockOptions.defaults()).join().releaseAsync().join();
+        this.redis.call("SCRIPT", "FLUSH");
+        LockHandle again = locks.acquire("flushed", LockOptions.defaults()).join();
+        assertThat(held("flushed")).isTrue();
+        again.releaseAsync().join();
+        assertThat(held("flushed")).isFalse();
+    }
+
+    @Test
     void onlyAnExplicitOwnerReenters() {
         AsyncLockService locks = this.clients.service().async();
         Object owner = new Object();

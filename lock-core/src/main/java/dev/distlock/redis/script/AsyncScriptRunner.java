@@ -7,17 +7,23 @@ import java.util.concurrent.CompletionException;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Sends integer-answering scripts through Lettuce's asynchronous API on the connection factory's shared connection,
- * so that any number of calls are in flight on one connection with no thread waiting: EVALSHA, and EVAL when Redis
+ * Sends integer-answering scripts through Lettuce's asynchronous API on the connection factory's shared connection
+ * (kept between calls while it is open), so that any number of calls are in flight on one connection with no thread
+ * waiting: EVALSHA, and EVAL when Redis
  * answers NOSCRIPT (after a restart or {@code SCRIPT FLUSH}), as the blocking template does. Failures are translated
  * as Spring Data Redis translates them on the blocking path, so both paths report alike.
  */
@@ -27,19 +33,43 @@ final class AsyncScriptRunner {
 
     private final RedisConnectionFactory connectionFactory;
 
+    /** Whether the factory hands out one shared native connection, whose commands can be kept while it is open. */
+    private final boolean shared;
+
+    /** The shared connection's commands, kept between calls; null until first use. */
+    private volatile @Nullable Shared sharedCommands;
+
     AsyncScriptRunner(RedisConnectionFactory connectionFactory) {
         this.connectionFactory = connectionFactory;
+        this.shared = connectionFactory instanceof LettuceConnectionFactory lettuce
+                && lettuce.getShareNativeConnection();
     }
 
     CompletableFuture<Long> run(RedisScript<Long> script, List<String> keys, Object[] args) {
-        RedisConnection connection;
+        RedisConnection connection = null;
+        Shared kept = this.sharedCommands;
         RedisScriptingAsyncCommands<byte[], byte[]> commands;
-        try {
-            connection = this.connectionFactory.getConnection();
-            commands = scripting(connection);
+        if (kept != null && kept.connection().isOpen()) {
+            commands = kept.commands();
         }
-        catch (RuntimeException ex) {
-            return CompletableFuture.failedFuture(translate(ex));
+        else {
+            try {
+                connection = this.connectionFactory.getConnection();
+                commands = scripting(connection);
+            }
+            catch (RuntimeException ex) {
+                return CompletableFuture.failedFuture(translate(ex));
+            }
+            StatefulConnection<?, ?> stateful = (commands instanceof RedisAsyncCommands<?, ?> single)
+                    ? single.getStatefulConnection()
+                    : (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
+                            ? cluster.getStatefulConnection() : null;
+            if (this.shared && stateful != null) {
+                // the factory's one connection: kept while open (a reset factory opens another), not closed here
+                this.sharedCommands = new Shared(commands, stateful);
+                connection.close();
+                connection = null;
+            }
         }
         byte[][] encodedKeys = new byte[keys.size()][];
         for (int i = 0; i < encodedKeys.length; i++) {
@@ -50,14 +80,16 @@ final class AsyncScriptRunner {
             encodedArgs[i] = args[i].toString().getBytes(StandardCharsets.UTF_8);
         }
         CompletableFuture<Long> reply = new CompletableFuture<>();
-        commands.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
+        RedisConnection dedicated = connection;
+        RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
+        target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
             .whenComplete((value, failure) -> {
                 if (failure != null && unwrap(failure) instanceof RedisNoScriptException) {
-                    commands.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
-                        .whenComplete((loaded, evalFailure) -> finish(reply, connection, loaded, evalFailure));
+                    target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
+                        .whenComplete((loaded, evalFailure) -> finish(reply, dedicated, loaded, evalFailure));
                 }
                 else {
-                    finish(reply, connection, value, failure);
+                    finish(reply, dedicated, value, failure);
                 }
             });
         return reply;
@@ -74,13 +106,15 @@ final class AsyncScriptRunner {
         return (RedisScriptingAsyncCommands<byte[], byte[]>) commands;
     }
 
-    private static void finish(CompletableFuture<Long> reply, RedisConnection connection, Long value,
+    private static void finish(CompletableFuture<Long> reply, @Nullable RedisConnection dedicated, Long value,
             Throwable failure) {
-        try {
-            connection.close(); // a shared connection stays open; a dedicated one goes back once the reply is in
-        }
-        catch (RuntimeException ignored) {
-            // the reply matters, not the close
+        if (dedicated != null) {
+            try {
+                dedicated.close(); // a dedicated connection goes back once the reply is in
+            }
+            catch (RuntimeException ignored) {
+                // the reply matters, not the close
+            }
         }
         if (failure != null) {
             reply.completeExceptionally(translate(unwrap(failure)));
@@ -91,6 +125,10 @@ final class AsyncScriptRunner {
         else {
             reply.complete(value);
         }
+    }
+
+    /** The shared connection's script commands, and the connection, to tell whether it is still open. */
+    private record Shared(RedisScriptingAsyncCommands<byte[], byte[]> commands, StatefulConnection<?, ?> connection) {
     }
 
     private static Throwable unwrap(Throwable failure) {
