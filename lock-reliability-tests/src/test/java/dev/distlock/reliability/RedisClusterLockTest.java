@@ -25,6 +25,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import dev.distlock.AsyncLockService;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
@@ -97,6 +98,30 @@ class RedisClusterLockTest {
             assertThat(master.call("DBSIZE")).as("master %d holds only its own lock", i).isEqualTo("1");
         }
         held.forEach(LockHandle::release);
+    }
+
+    @Test
+    void nonBlockingCallsLockOnEveryMasterAndAWaiterIsWokenByTheReleaseOnItsShard() {
+        AsyncLockService locks = service(b -> b).async();
+        AsyncLockService other = service(b -> b).async();
+        List<String> keys = keysOnEveryMaster("async-");
+        List<LockHandle> held = new ArrayList<>();
+        for (String key : keys) {
+            held.add(locks.acquire(key, LockOptions.defaults()).join());
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            assertThat(this.cluster.masters().get(i).call("HGET", lockHash(keys.get(i)), "owner"))
+                .isEqualTo(held.get(i).ownerToken());
+        }
+        List<CompletableFuture<LockHandle>> waiting = new ArrayList<>();
+        for (String key : keys) {
+            waiting.add(other.acquire(key, LockOptions.defaults().withWaitTime(WAIT)));
+        }
+        assertThat(waiting).noneMatch(CompletableFuture::isDone);
+        held.forEach(lock -> lock.releaseAsync().join());
+        for (CompletableFuture<LockHandle> next : waiting) { // woken by the release, well before the lease ends
+            next.orTimeout(PROMPT.toSeconds(), TimeUnit.SECONDS).join().releaseAsync().join();
+        }
     }
 
     @Test
