@@ -7,11 +7,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import reactor.core.Disposable;
@@ -36,32 +33,17 @@ import dev.distlock.redis.script.LockType.WakeUp;
  */
 public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, AutoCloseable {
 
-    private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
-
     /** The most channels one unsubscribe command names. */
     static final int UNSUBSCRIBE_BATCH = 1000;
 
     private static final AtomicInteger threadCount = new AtomicInteger();
-
-    /** Opens the subscriber on first use; null for the polling wait strategy, which never subscribes. */
-    private final @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;
-
-    /** Subscribed for the connection's whole life, so that the subscription stays open between waits. */
-    private final String anchorChannel;
 
     /** This process's release message: its own releases were signalled locally already. */
     private final String ownMessage;
 
     private final ConcurrentHashMap<String, KeyWaiters> waitersByChannel = new ConcurrentHashMap<>();
 
-    /** Guards the subscriber and every subscribe and unsubscribe. Never taken by the message thread. */
-    private final ReentrantLock subscriptionLock = new ReentrantLock();
-
-    private @Nullable ChannelSubscriber subscriber; // guarded by subscriptionLock
-
-    private boolean closed; // guarded by subscriptionLock
-
-    private final SubscribeBackoff backoff = new SubscribeBackoff(); // changed under subscriptionLock
+    private final SubscriptionConnection connection;
 
     private final @Nullable Disposable reconnects;
 
@@ -75,9 +57,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     public ReleaseSubscriptions(RedisConnectionFactory connectionFactory,
             @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers, String anchorChannel,
             String ownMessage, long lingerNanos) {
-        this.subscribers = subscribers;
-        this.anchorChannel = anchorChannel;
         this.ownMessage = ownMessage;
+        this.connection = new SubscriptionConnection(subscribers, this, anchorChannel,
+                this.waitersByChannel.values());
         this.sweeper = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "distlock-subscriptions-" + threadCount.incrementAndGet());
             thread.setDaemon(true);
@@ -89,26 +71,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         this.reconnects = TopologyChanges.watch(connectionFactory, this.sweeper, this::signalAll, this::resubscribe);
     }
 
-    /**
-     * Subscribes again, through a fresh connection, to every channel waited on: after a failover, a sharded
-     * subscription stays on the node where it was made. Then wakes every waiter to check again.
-     */
+    /** After a cluster failover: subscribes again on the slots' current masters, then wakes every waiter. */
     private void resubscribe() {
-        this.subscriptionLock.lock();
-        try {
-            if (!this.closed && this.subscriber != null) {
-                connect();
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not subscribe again after the cluster's topology changed; waiters poll and retry", ex);
-            for (KeyWaiters waiters : this.waitersByChannel.values()) {
-                waiters.subscribed = false;
-            }
-        }
-        finally {
-            this.subscriptionLock.unlock();
-        }
+        this.connection.resubscribe();
         signalAll();
     }
 
@@ -133,7 +98,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
      */
     public Waiter startWaiting(String channel, WakeUp wakeUp, String name, Runnable onSignal, Executor subscriber) {
         Waiter waiter = join(channel, wakeUp, name, onSignal);
-        if (!waiter.waiters.subscribed && this.subscribers != null && !this.backoff.waiting()) {
+        if (!waiter.waiters.subscribed && this.connection.mayTry()) {
             subscriber.execute(() -> {
                 subscribe(waiter.waiters, false);
                 if (waiter.waiters.subscribed) {
@@ -206,43 +171,9 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
     }
 
-    /**
-     * Subscribes to the waiters' channel unless that is not worth trying now (polling, or backing off after a failed
-     * subscribe). On failure the waiters poll. {@code retry}: a waiter already polling tries again, only when no other
-     * thread is subscribing.
-     */
+    /** Subscribes to the waiters' channel; see {@link SubscriptionConnection#subscribe}. */
     void subscribe(KeyWaiters waiters, boolean retry) {
-        if (this.subscribers == null || this.backoff.waiting()) {
-            return;
-        }
-        if (retry) {
-            if (!this.subscriptionLock.tryLock()) {
-                return;
-            }
-        }
-        else {
-            this.subscriptionLock.lock();
-        }
-        try {
-            if (waiters.subscribed || this.closed || this.backoff.waiting()) {
-                return;
-            }
-            ChannelSubscriber current = this.subscriber;
-            if (current != null && current.isOpen()) {
-                current.subscribe(waiters.channel);
-            }
-            else {
-                connect(waiters.channel);
-            }
-            waiters.subscribed = true;
-            this.backoff.worked();
-        }
-        catch (RuntimeException ex) {
-            this.backoff.failed(waiters.channel, ex);
-        }
-        finally {
-            this.subscriptionLock.unlock();
-        }
+        this.connection.subscribe(waiters, retry);
     }
 
     /**
@@ -252,36 +183,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
      * @throws RuntimeException the Redis client's error
      */
     public void open() {
-        if (this.subscribers == null) {
-            return;
-        }
-        this.subscriptionLock.lock();
-        try {
-            ChannelSubscriber current = this.subscriber;
-            if (!this.closed && (current == null || !current.isOpen())) {
-                connect();
-            }
-        }
-        finally {
-            this.subscriptionLock.unlock();
-        }
-    }
-
-    /** Opens a first subscription, or replaces one that died, subscribing again to every channel waited on. */
-    private void connect(String... newChannels) {
-        ChannelSubscriber current = this.subscriber;
-        if (current == null) {
-            current = this.subscribers.apply(this);
-            this.subscriber = current;
-        }
-        List<String> channels = new ArrayList<>(List.of(newChannels));
-        channels.add(this.anchorChannel);
-        for (KeyWaiters other : this.waitersByChannel.values()) {
-            if (other.subscribed) {
-                channels.add(other.channel);
-            }
-        }
-        current.connect(channels);
+        this.connection.open();
     }
 
     /**
@@ -297,32 +199,8 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             }
         }
         for (int from = 0; from < idle.size(); from += UNSUBSCRIBE_BATCH) {
-            sweep(idle.subList(from, Math.min(from + UNSUBSCRIBE_BATCH, idle.size())), now, lingerNanos);
-        }
-    }
-
-    private void sweep(List<KeyWaiters> idle, long now, long lingerNanos) {
-        List<String> channels = new ArrayList<>(idle.size());
-        this.subscriptionLock.lock();
-        try {
-            for (KeyWaiters waiters : idle) {
-                if (waiters.closeIfIdle(now, lingerNanos)) {
-                    this.waitersByChannel.remove(waiters.channel, waiters);
-                    if (waiters.subscribed) {
-                        channels.add(waiters.channel);
-                    }
-                }
-            }
-            ChannelSubscriber current = this.subscriber;
-            if (!channels.isEmpty() && current != null && current.isOpen()) {
-                current.unsubscribe(channels);
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not unsubscribe from " + channels.size() + " idle channel(s)", ex);
-        }
-        finally {
-            this.subscriptionLock.unlock();
+            this.connection.unsubscribeIdle(idle.subList(from, Math.min(from + UNSUBSCRIBE_BATCH, idle.size())), now,
+                    lingerNanos, this.waitersByChannel);
         }
     }
 
@@ -332,18 +210,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         if (this.reconnects != null) {
             this.reconnects.dispose();
         }
-        this.subscriptionLock.lock();
-        try {
-            this.closed = true;
-            if (this.subscriber != null) {
-                this.subscriber.close();
-            }
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Could not close the release subscription", ex);
-        }
-        finally {
-            this.subscriptionLock.unlock();
-        }
+        this.connection.close();
     }
 }
