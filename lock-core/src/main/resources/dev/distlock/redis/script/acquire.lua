@@ -20,6 +20,7 @@ if refused then
   return refused
 end
 --#include restart-grace.lua (defines restartGraceLeft)
+--#include add-hold.lua (defines addHold)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain')
 local owner = state[1]
 local lease = tonumber(ARGV[3])
@@ -31,12 +32,7 @@ if owner == ARGV[1] then
     now = redis.call('TIME')
     holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
   end
-  if redis.call('HSETNX', KEYS[1], ARGV[2], holdLease) == 1 then
-    redis.call('HINCRBY', KEYS[1], 'holds', 1)
-    if watched then
-      redis.call('HINCRBY', KEYS[1], 'watched', 1)
-    end
-  end
+  addHold(KEYS[1], ARGV[2], holdLease, watched)
   if redis.call('PTTL', KEYS[1]) < lease then -- a re-entry never shortens the lease
     redis.call('PEXPIRE', KEYS[1], lease)
   end

@@ -20,6 +20,7 @@ if refused then
   return refused
 end
 --#include restart-grace.lua (defines restartGraceLeft)
+--#include add-hold.lua (defines addHold)
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local lease = tonumber(ARGV[3])
 local watched = ARGV[5] == '1'
@@ -27,12 +28,7 @@ local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local holdLease = watched and 'w' or string.format('%d', nowMillis + lease) -- see acquire.lua
 if owner == ARGV[1] then
-  if redis.call('HSETNX', KEYS[1], ARGV[2], holdLease) == 1 then
-    redis.call('HINCRBY', KEYS[1], 'holds', 1)
-    if watched then
-      redis.call('HINCRBY', KEYS[1], 'watched', 1)
-    end
-  end
+  addHold(KEYS[1], ARGV[2], holdLease, watched)
   if redis.call('PTTL', KEYS[1]) < lease then
     redis.call('PEXPIRE', KEYS[1], lease)
   end

@@ -13,38 +13,16 @@ local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1
 if refused then
   return refused
 end
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
 if state[1] ~= ARGV[1] then
-  local token = tonumber(ARGV[7]) -- a retried call whose first run freed the lock (see release.lua)
-  if state[2] == ARGV[1] or (state[3] and tonumber(state[3]) <= token and token < tonumber(state[4])) then
-    return 0
-  end
-  if state[1] then
-    return -1
-  end
-  return -2
+  return notOwnerReply(state, ARGV[1], tonumber(ARGV[7]))
 end
 if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[1], 'holds', -1) > 0 then
-  local watched
-  if ARGV[8] == '1' then
-    watched = redis.call('HINCRBY', KEYS[1], 'watched', -1)
-  else
-    watched = tonumber(redis.call('HGET', KEYS[1], 'watched'))
-  end
-  if watched == 0 then -- the longest lease of the open holds (see release.lua)
-    local fields, leaseEnd = redis.call('HGETALL', KEYS[1]), 0
-    for i = 1, #fields, 2 do
-      if string.match(fields[i], '^%d+$') then
-        leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
-      end
-    end
-    if leaseEnd > 0 then
-      redis.call('PEXPIREAT', KEYS[1], leaseEnd)
-    end
-  end
+  keepLongestLease(KEYS[1], ARGV[8] == '1')
   return 2
 end
 if tonumber(ARGV[5]) > 0 then

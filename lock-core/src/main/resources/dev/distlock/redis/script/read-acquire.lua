@@ -17,6 +17,7 @@ if refused then
   return refused
 end
 --#include restart-grace.lua (defines restartGraceLeft)
+--#include add-hold.lua (defines addHold)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(ARGV[3])
@@ -25,12 +26,7 @@ local watched = ARGV[5] == '1'
 local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMillis) -- readers whose lease ran out
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('HEXISTS', KEYS[2], 'holds') == 1 then
-  if redis.call('HSETNX', KEYS[2], ARGV[2], holdLease) == 1 then
-    redis.call('HINCRBY', KEYS[2], 'holds', 1)
-    if watched then
-      redis.call('HINCRBY', KEYS[2], 'watched', 1)
-    end
-  end
+  addHold(KEYS[2], ARGV[2], holdLease, watched)
   if redis.call('PTTL', KEYS[2]) < lease then
     redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
     redis.call('PEXPIRE', KEYS[2], lease)

@@ -16,6 +16,7 @@ local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCORE', KEYS[1], 'ZA
 if refused then
   return refused
 end
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease)
 if redis.call('HEXISTS', KEYS[2], 'released') == 1 then
   return 0
 end
@@ -29,23 +30,9 @@ if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[2], 'holds', -1) > 0 then
-  local watched
-  if ARGV[8] == '1' then
-    watched = redis.call('HINCRBY', KEYS[2], 'watched', -1)
-  else
-    watched = tonumber(redis.call('HGET', KEYS[2], 'watched'))
-  end
-  if watched == 0 then -- the reader keeps the longest lease of its open holds (see release.lua)
-    local fields, leaseEnd = redis.call('HGETALL', KEYS[2]), 0
-    for i = 1, #fields, 2 do
-      if string.match(fields[i], '^%d+$') then
-        leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
-      end
-    end
-    if leaseEnd > 0 then
-      redis.call('PEXPIREAT', KEYS[2], leaseEnd)
-      redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), ARGV[1])
-    end
+  local leaseEnd = keepLongestLease(KEYS[2], ARGV[8] == '1') -- the reader keeps its longest open lease
+  if leaseEnd > 0 then
+    redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), ARGV[1])
   end
   return 2
 end

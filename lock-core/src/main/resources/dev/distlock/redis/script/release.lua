@@ -19,18 +19,10 @@ local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1
 if refused then
   return refused
 end
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', ARGV[2], 'waiting')
 if state[1] ~= ARGV[1] then
-  -- A retried call whose first run freed the lock: this owner freed it last, or its grant lies in the run of grants
-  -- since 'chain', each ended by its owner's release, so this one was released too (an expiry deletes the hash).
-  local token = tonumber(ARGV[8])
-  if state[2] == ARGV[1] or (state[3] and tonumber(state[3]) <= token and token < tonumber(state[4])) then
-    return 0
-  end
-  if state[1] then
-    return -1
-  end
-  return -2
+  return notOwnerReply(state, ARGV[1], tonumber(ARGV[8])) -- 0 for a retried call whose first run freed the lock
 end
 if not state[6] then
   return 0
@@ -38,24 +30,7 @@ end
 if state[5] ~= '1' then
   redis.call('HDEL', KEYS[1], ARGV[2])
   redis.call('HINCRBY', KEYS[1], 'holds', -1)
-  local watched
-  if ARGV[9] == '1' then
-    watched = redis.call('HINCRBY', KEYS[1], 'watched', -1)
-  else
-    watched = tonumber(redis.call('HGET', KEYS[1], 'watched'))
-  end
-  if watched == 0 then
-    -- No open hold is renewed: the lock keeps the longest lease its open holds asked for, and no more.
-    local fields, leaseEnd = redis.call('HGETALL', KEYS[1]), 0
-    for i = 1, #fields, 2 do
-      if string.match(fields[i], '^%d+$') then
-        leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
-      end
-    end
-    if leaseEnd > 0 then
-      redis.call('PEXPIREAT', KEYS[1], leaseEnd)
-    end
-  end
+  keepLongestLease(KEYS[1], ARGV[9] == '1')
   return 2
 end
 if tonumber(ARGV[6]) > 0 then
