@@ -154,7 +154,8 @@ final class AsyncLocks implements AsyncLockService {
         return result;
     }
 
-    private static Throwable unwrap(Throwable failure) {
+    /** The failure a dependent stage saw, without its {@link CompletionException} wrapper. */
+    static Throwable unwrap(Throwable failure) {
         return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 }

@@ -150,7 +150,7 @@ final class LockSet extends AbstractLockHandle implements MultiLockHandle {
                 if (cause == null) {
                     continue;
                 }
-                cause = (cause instanceof CompletionException && cause.getCause() != null) ? cause.getCause() : cause;
+                cause = AsyncLocks.unwrap(cause);
                 RuntimeException runtime = (cause instanceof RuntimeException ex) ? ex : new CompletionException(cause);
                 if (failure == null) {
                     failure = runtime;

@@ -74,10 +74,7 @@ public final class ReactiveLocks {
             Function<? super LockHandle, ? extends Mono<T>> work) {
         return Mono.usingWhen(acquire(key, options),
                 lock -> work.apply(lock).contextWrite(context -> context.put(CONTEXT_KEY, lock)), this::release,
-                (lock, failure) -> release(lock).onErrorResume(releaseFailure -> {
-                    failure.addSuppressed(releaseFailure);
-                    return Mono.empty();
-                }), this::release);
+                this::releaseAfterFailure, this::release);
     }
 
     /** {@link #executeLocked} for work that emits many values: the lock is held until the last one. */
@@ -85,10 +82,15 @@ public final class ReactiveLocks {
             Function<? super LockHandle, ? extends Publisher<T>> work) {
         return Flux.usingWhen(acquire(key, options),
                 lock -> Flux.from(work.apply(lock)).contextWrite(context -> context.put(CONTEXT_KEY, lock)),
-                this::release, (lock, failure) -> release(lock).onErrorResume(releaseFailure -> {
-                    failure.addSuppressed(releaseFailure);
-                    return Mono.empty();
-                }), this::release);
+                this::release, this::releaseAfterFailure, this::release);
+    }
+
+    /** Releases after the work failed: the work's error stays the one reported, a release failure suppressed in it. */
+    private Mono<Void> releaseAfterFailure(LockHandle lock, Throwable failure) {
+        return release(lock).onErrorResume(releaseFailure -> {
+            failure.addSuppressed(releaseFailure);
+            return Mono.empty();
+        });
     }
 
     /** The lock {@link #executeLocked} holds for the work whose context this is, or null outside one. */

@@ -8,7 +8,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,6 +19,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.KeyText;
 import dev.distlock.LockMode;
+import dev.distlock.internal.DaemonThreads;
 import dev.distlock.internal.Uninterrupted;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
@@ -40,8 +40,6 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
 final class LockEngine {
 
     private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
-
-    private static final AtomicInteger threadCount = new AtomicInteger();
 
     /** At most this many undos wait while Redis does not answer; beyond that a failed grant expires with its lease. */
     private static final int CLEAN_UP_QUEUE = 10_000;
@@ -109,10 +107,10 @@ final class LockEngine {
         this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(settings.redis, grace), clientId,
                 Long.toString(retention.toMillis()), Long.toString(settings.waiterLease.toMillis()), sharded));
         checkTopology(settings, cluster);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "distlock-watchdog-"));
+        this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-watchdog-"));
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.cleanUps = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(CLEAN_UP_QUEUE), task -> daemon(task, "distlock-cleanup-"),
+                new LinkedBlockingQueue<>(CLEAN_UP_QUEUE), DaemonThreads.named("distlock-cleanup-"),
                 (task, executor) -> logger.warn("Too many failed acquisitions to undo; the lock of one expires "
                         + "with its lease"));
         Duration interval = (settings.renewalInterval != null) ? settings.renewalInterval
@@ -145,12 +143,6 @@ final class LockEngine {
             throw new IllegalArgumentException("shardingProxy is for a proxy in front of Redis, not for a Redis "
                     + "Cluster connection");
         }
-    }
-
-    private static Thread daemon(Runnable task, String namePrefix) {
-        Thread thread = new Thread(task, namePrefix + threadCount.incrementAndGet());
-        thread.setDaemon(true);
-        return thread;
     }
 
     /** A random token of {@code bytes} bytes, in hex: owner tokens are 16 bytes (128 bits). */
@@ -199,7 +191,7 @@ final class LockEngine {
             synchronized (this) {
                 timer = this.asyncTimer;
                 if (timer == null) {
-                    timer = new ScheduledThreadPoolExecutor(1, task -> daemon(task, "distlock-async-"));
+                    timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-async-"));
                     timer.setRemoveOnCancelPolicy(true);
                     if (this.closed) {
                         timer.shutdown();

@@ -7,7 +7,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +14,7 @@ import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.internal.DaemonThreads;
 
 /**
  * The non-blocking side of a {@link QuorumLockService}: each attempt (every master asked at once, as a blocking
@@ -26,23 +26,15 @@ final class QuorumAsync {
     /** The most attempts and releases that run at once; more wait in line. */
     private static final int THREADS = 4;
 
-    private static final AtomicInteger threadCount = new AtomicInteger();
-
     private final ThreadPoolExecutor attempts = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(), task -> daemon(task, "distlock-quorum-async-"));
+            new LinkedBlockingQueue<>(), DaemonThreads.named("distlock-quorum-async-"));
 
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-            task -> daemon(task, "distlock-quorum-timer-"));
+            DaemonThreads.named("distlock-quorum-timer-"));
 
     QuorumAsync() {
         this.attempts.allowCoreThreadTimeOut(true);
         this.timer.setRemoveOnCancelPolicy(true);
-    }
-
-    private static Thread daemon(Runnable task, String prefix) {
-        Thread thread = new Thread(task, prefix + threadCount.incrementAndGet());
-        thread.setDaemon(true);
-        return thread;
     }
 
     /** Attempts until a quorum grants the lock or the wait ends; cancelling the future stops the attempts. */

@@ -8,7 +8,6 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -19,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.internal.DaemonThreads;
 import dev.distlock.redis.AccessCheck;
 import dev.distlock.redis.quorum.Fanout.Answer;
 import dev.distlock.redis.quorum.QuorumHandle.Member;
@@ -37,8 +37,6 @@ final class QuorumMasters {
 
     private static final Log logger = LogFactory.getLog(QuorumMasters.class);
 
-    private static final AtomicInteger threadCount = new AtomicInteger();
-
     final List<QuorumNode> nodes;
 
     /** N/2+1. */
@@ -47,11 +45,7 @@ final class QuorumMasters {
     final Duration nodeTimeout;
 
     private final ThreadPoolExecutor executor = new ThreadPoolExecutor(0, MAX_THREADS, 30, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), task -> {
-                Thread thread = new Thread(task, "distlock-quorum-" + threadCount.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-            });
+            new SynchronousQueue<>(), DaemonThreads.named("distlock-quorum-"));
 
     QuorumMasters(List<QuorumNode> nodes, Duration nodeTimeout) {
         this.nodes = List.copyOf(nodes);

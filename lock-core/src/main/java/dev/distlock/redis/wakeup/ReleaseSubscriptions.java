@@ -6,13 +6,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import reactor.core.Disposable;
 
+import dev.distlock.internal.DaemonThreads;
+import dev.distlock.internal.DaemonThreads;
 import dev.distlock.redis.script.LockType.WakeUp;
 
 /**
@@ -36,8 +37,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     /** The most channels one unsubscribe command names. */
     static final int UNSUBSCRIBE_BATCH = 1000;
 
-    private static final AtomicInteger threadCount = new AtomicInteger();
-
     /** This process's release message: its own releases were signalled locally already. */
     private final String ownMessage;
 
@@ -60,11 +59,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         this.ownMessage = ownMessage;
         this.connection = new SubscriptionConnection(subscribers, this, anchorChannel,
                 this.waitersByChannel.values());
-        this.sweeper = new ScheduledThreadPoolExecutor(1, task -> {
-            Thread thread = new Thread(task, "distlock-subscriptions-" + threadCount.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.sweeper = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-subscriptions-"));
         this.sweeper.scheduleWithFixedDelay(() -> sweepIdle(lingerNanos), lingerNanos, lingerNanos,
                 TimeUnit.NANOSECONDS);
         // after the sweeper, which a topology change uses
