@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import kotlin.coroutines.resume
 import kotlin.coroutines.resumeWithException
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlinx.coroutines.withContext
@@ -75,8 +76,9 @@ public suspend fun AsyncLockService.awaitAcquireAll(
 
 /**
  * Acquires the lock (suspending, as [awaitAcquire]), runs [block] while holding it, and releases it when the block
- * ends: returns, throws, or is cancelled. Inside, the handle is the block's argument and [currentLock] in the
- * coroutine context, also for coroutines the block starts.
+ * ends: returns, throws, or is cancelled. The block is a [CoroutineScope]: coroutines it starts finish before the lock
+ * is released. Inside, the handle is the block's argument and [currentLock] in the coroutine context, also for the
+ * coroutines it starts.
  *
  * Failures, as for [LockService.executeLocked]: if the block succeeds but the lease was lost meanwhile, the release's
  * [LeaseLostException] is thrown and the result discarded; if the block throws (a cancellation included), that
@@ -92,28 +94,28 @@ public suspend fun AsyncLockService.awaitAcquireAll(
 public suspend fun <T> LockService.withLock(
     key: String,
     options: LockOptions = LockOptions.defaults(),
-    block: suspend (LockHandle) -> T,
+    block: suspend CoroutineScope.(LockHandle) -> T,
 ): T = async().withLock(key, options, block)
 
 /** [LockService.withLock] on the non-blocking side itself. */
 public suspend fun <T> AsyncLockService.withLock(
     key: String,
     options: LockOptions = LockOptions.defaults(),
-    block: suspend (LockHandle) -> T,
+    block: suspend CoroutineScope.(LockHandle) -> T,
 ): T = holding(awaitAcquire(key, options), block)
 
 /** [LockService.withLock] over a key set taken by [awaitAcquireAll]; the block receives the [MultiLockHandle]. */
 public suspend fun <T> LockService.withLockAll(
     keys: Collection<String>,
     options: LockOptions = LockOptions.defaults(),
-    block: suspend (MultiLockHandle) -> T,
+    block: suspend CoroutineScope.(MultiLockHandle) -> T,
 ): T = async().withLockAll(keys, options, block)
 
 /** [LockService.withLockAll] on the non-blocking side itself. */
 public suspend fun <T> AsyncLockService.withLockAll(
     keys: Collection<String>,
     options: LockOptions = LockOptions.defaults(),
-    block: suspend (MultiLockHandle) -> T,
+    block: suspend CoroutineScope.(MultiLockHandle) -> T,
 ): T = holding(awaitAcquireAll(keys, options), block)
 
 /**
@@ -129,7 +131,7 @@ public suspend fun LockHandle.awaitRelease() {
     }
 }
 
-private suspend fun <L : LockHandle, T> holding(lock: L, block: suspend (L) -> T): T {
+private suspend fun <L : LockHandle, T> holding(lock: L, block: suspend CoroutineScope.(L) -> T): T {
     val result = try {
         withContext(CoroutineLock(lock)) { block(lock) }
     } catch (failure: Throwable) {
