@@ -226,6 +226,25 @@ class SuspendingLocksTest {
     }
 
     @Test
+    fun aNestedBlockOnTheSameKeyReEntersOnlyWithAnOwner() = runTest {
+        val locks = services.service()
+        val owner = Any()
+        val withOwner = LockOptions.defaults().withOwner(owner)
+        val token = locks.withLock("nested", withOwner) { outer ->
+            locks.withLock("nested", withOwner) { inner -> assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken()) }
+            assertThat(services.held("nested")).`as`("the outer acquisition still holds it").isTrue()
+            val alone = failureOf {
+                locks.withLock("nested", LockOptions.defaults().withWaitTime(Duration.ofMillis(100))) { "never" }
+            }
+            assertThat(alone).`as`("without the owner, a nested block waits for its own lock")
+                .isInstanceOf(LockTimeoutException::class.java)
+            outer.fencingToken()
+        }
+        assertThat(token).isPositive()
+        assertThat(services.held("nested")).isFalse()
+    }
+
+    @Test
     fun aBadKeyFailsAtTheCallAndNothingIsWritten() = runTest {
         val locks = services.service()
         assertThat(failureOf { locks.withLock("bad{key}") { "never" } }).isInstanceOf(IllegalArgumentException::class.java)
