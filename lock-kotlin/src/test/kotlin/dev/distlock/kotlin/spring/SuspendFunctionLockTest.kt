@@ -12,11 +12,15 @@ import dev.distlock.test.Await
 import dev.distlock.test.RedisNode
 import dev.distlock.test.RedisTest
 import java.time.Duration
+import java.util.concurrent.Executors
+import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.delay
@@ -70,6 +74,34 @@ class SuspendFunctionLockTest {
                 assertThat(redis.call("HEXISTS", "distlock:{stock:42}:lock", "owner")).isEqualTo("0")
                 assertThat(currentLock()).`as`("the caller's own context").isNull()
             }
+        }
+    }
+
+    @Test
+    fun manyCallersOnTwoThreadsNeverOverlapAndParkNoThreadWhileWaiting(redis: RedisNode) {
+        runner(redis).withBean(Inventory::class.java).run { context ->
+            val inventory = context.getBean(Inventory::class.java)
+            val holder = context.getBean(LockService::class.java).acquire("counter")
+            val executor = Executors.newFixedThreadPool(2) as ThreadPoolExecutor
+            executor.asCoroutineDispatcher().use { dispatcher ->
+                runBlocking {
+                    val calls = (0 until 100).map {
+                        async(dispatcher) {
+                            probe.started.incrementAndGet()
+                            inventory.countLocked()
+                        }
+                    }
+                    Await.until(limit, { probe.started.get() == 100 }, "every call started")
+                    Await.until(limit, { executor.activeCount == 0 }, "both threads are free while 100 calls wait")
+                    assertThat(probe.counted).hasValue(0)
+                    holder.release()
+                    withTimeout(60_000) { calls.awaitAll() }
+                }
+            }
+            executor.shutdown()
+            assertThat(probe.counted).hasValue(100)
+            assertThat(probe.overlaps).hasValue(0)
+            assertThat(redis.call("HEXISTS", "distlock:{counter}:lock", "owner")).isEqualTo("0")
         }
     }
 
@@ -189,6 +221,14 @@ class SuspendFunctionLockTest {
         val audits = AtomicInteger()
 
         val confirmations = AtomicInteger()
+
+        val started = AtomicInteger()
+
+        val inside = AtomicInteger()
+
+        val overlaps = AtomicInteger()
+
+        val counted = AtomicInteger()
     }
 
     open class Inventory {
@@ -221,6 +261,14 @@ class SuspendFunctionLockTest {
         open suspend fun confirmPatiently(id: String): String {
             probe.confirmations.incrementAndGet()
             return "confirmed $id"
+        }
+
+        @DistributedLock(key = "'counter'", waitTime = "60s")
+        open suspend fun countLocked(): Int {
+            if (probe.inside.incrementAndGet() != 1) probe.overlaps.incrementAndGet()
+            delay(1)
+            probe.inside.decrementAndGet()
+            return probe.counted.incrementAndGet()
         }
 
         @DistributedLock(key = "'hang:' + #id")
