@@ -1,6 +1,7 @@
 package dev.distlock.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.test.Await;
@@ -146,6 +148,37 @@ class RedisClusterPausedMasterTest {
             assertThat(lock.isHeld()).isTrue();
             lock.release();
         }
+    }
+
+    /**
+     * WAIT counts the replicas of the master that ran the grant: with one master's replica paused, grants on that
+     * master's slots are refused and undone while the others are granted. (A WAIT sent to any other node would count
+     * that node's replicas, or answer at once for a connection that wrote nothing there.)
+     */
+    @Test
+    void replicaAcknowledgementsCountTheReplicasOfTheLocksOwnMaster() {
+        RedisLockService locks = service(b -> b.replicaAcknowledgements(1, Duration.ofMillis(300)), REFRESH_PERIOD);
+        List<RedisNode> masters = this.cluster.nodes().stream().filter(RedisClusterPausedMasterTest::isMaster).toList();
+        RedisNode unreplicated = masters.get(0);
+        RedisNode replica = replicaOf(unreplicated);
+        replica.pause();
+        try {
+            for (RedisNode master : masters) {
+                String key = keyOn(master, "counted-");
+                if (master == unreplicated) {
+                    assertThatThrownBy(() -> locks.acquire(key)).as(key).isInstanceOf(LockUnavailableException.class)
+                        .hasMessageContaining("only 0 of the 1 replicas");
+                    assertThat(master.call("HGET", lockHash(key), "owner")).as("undone").isNull();
+                }
+                else {
+                    locks.acquire(key).release();
+                }
+            }
+        }
+        finally {
+            replica.resume();
+        }
+        Replication.awaitCaughtUp(unreplicated, List.of(replica), FAILOVER);
     }
 
     @Test
