@@ -161,10 +161,12 @@ class RedisClusterPausedMasterTest {
         List<RedisNode> masters = this.cluster.nodes().stream().filter(RedisClusterPausedMasterTest::isMaster).toList();
         RedisNode unreplicated = masters.get(0);
         RedisNode replica = replicaOf(unreplicated);
+        List<String> keys = masters.stream().map(master -> keyOn(master, "counted-")).toList(); // asks every node
         replica.pause();
         try {
-            for (RedisNode master : masters) {
-                String key = keyOn(master, "counted-");
+            for (int i = 0; i < masters.size(); i++) {
+                RedisNode master = masters.get(i);
+                String key = keys.get(i);
                 if (master == unreplicated) {
                     assertThatThrownBy(() -> locks.acquire(key)).as(key).isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("only 0 of the 1 replicas");
