@@ -114,7 +114,10 @@ final class LockEngine {
         Duration retention = (settings.tokenRetention != null) ? settings.tokenRetention
                 : TokenRetention.forRetries(connectionFactory, Releases.RELEASE_ATTEMPTS);
         RestartGrace grace = new RestartGrace(settings.restartGrace, settings.keyPrefix, cluster);
-        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(settings.redis, grace), clientId,
+        // on a cluster, each grant's and renewal's WAIT must run on the connection of the master that ran it
+        LockScripts scripts = new LockScripts(settings.redis, grace, (cluster && this.replicaAcknowledgement != null)
+                ? this.replicaAcknowledgement.onCluster(settings.redis) : null);
+        this.types = LockType.all(new LockType.Context(this.keys, scripts, clientId,
                 Long.toString(retention.toMillis()), Long.toString(settings.waiterLease.toMillis()), sharded));
         checkTopology(settings, cluster);
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-watchdog-"));
@@ -145,10 +148,6 @@ final class LockEngine {
     }
 
     private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {
-        if (cluster && settings.replicaAcknowledgement != null) {
-            throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
-                    + "(standalone or Sentinel), not with Redis Cluster");
-        }
         if (cluster && settings.shardingProxy) {
             throw new IllegalArgumentException("shardingProxy is for a proxy in front of Redis, not for a Redis "
                     + "Cluster connection");
