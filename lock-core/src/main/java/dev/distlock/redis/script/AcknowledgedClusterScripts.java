@@ -1,6 +1,5 @@
 package dev.distlock.redis.script;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -102,14 +101,8 @@ public final class AcknowledgedClusterScripts {
             boolean onlyIfGranted) {
         long[] last = this.lastAcknowledged.get();
         last[0] = NONE;
-        byte[][] encodedKeys = new byte[keys.size()][];
-        for (int i = 0; i < encodedKeys.length; i++) {
-            encodedKeys[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
-        }
-        byte[][] encodedArgs = new byte[args.length][];
-        for (int i = 0; i < encodedArgs.length; i++) {
-            encodedArgs[i] = args[i].toString().getBytes(StandardCharsets.UTF_8);
-        }
+        byte[][] encodedKeys = AsyncScriptRunner.encode(keys.toArray());
+        byte[][] encodedArgs = AsyncScriptRunner.encode(args);
         return this.redis.execute((RedisCallback<T>) connection -> {
             StatefulRedisClusterConnection<byte[], byte[]> cluster = cluster(connection);
             try {
