@@ -99,7 +99,7 @@ public final class InMemoryLockStore {
             removeExpired(state, after);
             MemoryLockHandle handle = grant(state, waiter, state.waiters);
             if (handle != null) {
-                after.add(() -> deliver(result, handle));
+                after.add(() -> Waiter.deliver(result, handle));
             }
             else if (waitNanos <= 0) {
                 after.add(() -> result.complete(null));
@@ -210,7 +210,7 @@ public final class InMemoryLockStore {
             if (waiter.timeout != null) {
                 waiter.timeout.cancel(false);
             }
-            after.add(() -> deliver(waiter.future, handle));
+            after.add(() -> Waiter.deliver(waiter.future, handle));
         }
         scheduleRecheck(state);
     }
@@ -277,36 +277,16 @@ public final class InMemoryLockStore {
         reportLost(lost, after);
     }
 
-    /** Runs the lost holds' callbacks and tells their services' listeners, once out of the monitor. */
     private static void reportLost(List<MemoryHold> lost, List<Runnable> after) {
         for (MemoryHold hold : lost) {
-            List<MemoryLockHandle> handles = hold.handles();
-            LeaseLostException reason = hold.lostReason();
-            if (handles.isEmpty() || reason == null) {
-                continue;
-            }
-            after.add(() -> {
-                handles.forEach(handle -> handle.leaseLost(reason));
-                hold.owner.service().events(listener -> listener.leaseLost(handles.get(0), reason));
-            });
+            List<MemoryLockHandle> open = hold.handles(); // the handles of now, read in the monitor
+            after.add(() -> hold.reportLost(open));
         }
     }
 
     private void dropIfEmpty(LockState state) {
         if (state.isEmpty()) {
             this.locks.remove(state.id, state);
-        }
-    }
-
-    /** Hands the handle to the waiting caller; releases it when the caller cancelled meanwhile. */
-    private static void deliver(CompletableFuture<@Nullable LockHandle> future, LockHandle handle) {
-        if (!future.complete(handle)) {
-            try {
-                handle.release();
-            }
-            catch (LockException ex) {
-                // nobody receives this handle, so nobody is owed its failure
-            }
         }
     }
 

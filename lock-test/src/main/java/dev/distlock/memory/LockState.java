@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
@@ -143,6 +144,18 @@ final class LockState {
 
         LockMode mode() {
             return this.mode;
+        }
+
+        /** Hands the handle to the waiting caller; releases it when the caller cancelled meanwhile. */
+        static void deliver(CompletableFuture<@Nullable LockHandle> future, LockHandle handle) {
+            if (!future.complete(handle)) {
+                try {
+                    handle.release();
+                }
+                catch (LockException ex) {
+                    // nobody receives this handle, so nobody is owed its failure
+                }
+            }
         }
     }
 }

@@ -126,6 +126,19 @@ final class MemoryHold {
         this.lost = reason;
     }
 
+    /**
+     * Runs the lease-lost callbacks of the handles open when the loss was found and tells the listener; called out of
+     * the store's monitor after {@link #markLost}.
+     */
+    void reportLost(List<MemoryLockHandle> open) {
+        LeaseLostException reason = this.lost;
+        if (open.isEmpty() || reason == null) {
+            return;
+        }
+        open.forEach(handle -> handle.leaseLost(reason));
+        this.owner.service().events(listener -> listener.leaseLost(open.get(0), reason));
+    }
+
     boolean isLingering() {
         return this.owner.id() == LINGERING;
     }
