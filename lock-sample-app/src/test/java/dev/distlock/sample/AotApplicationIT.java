@@ -2,7 +2,9 @@ package dev.distlock.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.InputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -24,7 +26,8 @@ import dev.distlock.LockService;
 /**
  * The sample started as a native image would start it: with the application context that {@code process-aot}
  * generated at build time (no component scanning, no configuration classes parsed, conditions fixed at build time),
- * on the JVM with {@code spring.aot.enabled=true} (set by failsafe). Checks that a locked request is locked.
+ * on the JVM with {@code spring.aot.enabled=true} (set by failsafe). Checks that a locked request is locked, and that
+ * the native-image metadata the build wrote holds the starter's hints.
  */
 class AotApplicationIT {
 
@@ -50,6 +53,21 @@ class AotApplicationIT {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.body()).contains("\"sku\":\"mug\"").contains("\"sold\":1");
         }
+    }
+
+    @Test
+    void theBuildsNativeMetadataHasTheStartersHints() throws Exception {
+        String metadata;
+        try (InputStream in = getClass().getClassLoader()
+            .getResourceAsStream("META-INF/native-image/dev.distlock/lock-sample-app/reachability-metadata.json")) {
+            assertThat(in).as("written by process-aot").isNotNull();
+            metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("\\/", "/"); // JSON's \/
+        }
+        assertThat(metadata).contains("\"dev/distlock/redis/script/*.lua\"", "\"redis-server-*\"",
+                "\"dev.distlock.spring.LockKeyRoot\"", "\"dev.distlock.spring.autoconfigure.DistributedLockProperties\"");
+        // the locked bean, registered by DistributedLockBeanAotProcessor
+        assertThat(metadata).containsPattern(
+                "\"type\"\\s*:\\s*\"dev.distlock.sample.sale.SaleService\"[^}]*\"allDeclaredMethods\"\\s*:\\s*true");
     }
 
     private static HttpRequest post(int port, String path) {
