@@ -180,7 +180,10 @@ public final class InMemoryLockStore {
         List<Runnable> after = new ArrayList<>();
         synchronized (this) {
             for (LockState state : new ArrayList<>(this.locks.values())) {
-                state.holds.removeIf(hold -> hold.owner.service() == service);
+                List<MemoryHold> lost = new ArrayList<>();
+                state.removeOf(service, new LeaseLostException(state.id.key(), "The service holding lock "
+                        + KeyText.quote(state.id.key()) + " was closed"), lost);
+                reportLost(lost, after);
                 state.waiters.removeIf(waiter -> {
                     if (waiter.owner().service() == service) {
                         after.add(() -> waiter.future.complete(null));

@@ -91,6 +91,23 @@ final class LockState {
         this.holds.clear();
     }
 
+    /**
+     * Removes the holds of a closed service, as its leases would end (one left held by {@code releaseAfter} stays for
+     * its time); those that were held are added to {@code lost}.
+     */
+    void removeOf(InMemoryLockService service, LeaseLostException reason, List<MemoryHold> lost) {
+        this.holds.removeIf(hold -> {
+            if (hold.owner.service() != service || hold.isLingering()) {
+                return false;
+            }
+            if (hold.lostReason() == null) {
+                hold.markLost(reason);
+                lost.add(hold);
+            }
+            return true;
+        });
+    }
+
     /** The earliest end of a lease that is not renewed, or {@link Long#MAX_VALUE}. */
     long nextExpiryNanos() {
         long earliest = Long.MAX_VALUE;

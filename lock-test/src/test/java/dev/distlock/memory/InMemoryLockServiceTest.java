@@ -215,6 +215,20 @@ class InMemoryLockServiceTest {
     }
 
     @Test
+    void closingAServiceEndsItsHoldsAndRefusesNewCalls() {
+        LockHandle lock = this.locks.acquire("close:1");
+        List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
+        lock.onLeaseLost(lost::add);
+        this.locks.close();
+        assertThat(lost).singleElement().satisfies(reason -> assertThat(reason).hasMessageContaining("closed"));
+        assertThat(lock.isHeld()).isFalse();
+        assertThat(this.other.tryAcquire("close:1")).hasValueSatisfying(LockHandle::release);
+        assertThatThrownBy(lock::release).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> this.locks.tryAcquire("close:2")).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("closed");
+    }
+
+    @Test
     void heldLocksShowsTheServicesHoldsOldestFirst() {
         LockHandle first = this.locks.acquire("report:a", LockOptions.defaults().withName("report"));
         LockHandle second = this.locks.acquire("report:b", mode(LockMode.READ).withOwner("batch-7"));
