@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.springframework.aot.AotDetector;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -29,6 +30,8 @@ import dev.distlock.LockService;
  * on the JVM with {@code spring.aot.enabled=true} (set by failsafe). Checks that a locked request is locked, and that
  * the native-image metadata the build wrote holds the starter's hints.
  */
+@EnabledIfSystemProperty(named = "spring.aot.enabled", matches = "true",
+        disabledReason = "runs in failsafe's integration-test phase, after process-aot, which sets spring.aot.enabled")
 class AotApplicationIT {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -74,13 +74,7 @@ public final class InMemoryLockStore {
     /** Whether any owner holds a lock of {@code key} (of any type) now. */
     public synchronized boolean isLocked(String key) {
         long now = System.nanoTime();
-        for (LockState state : this.locks.values()) {
-            if (state.id.key().equals(key)
-                    && state.holds.stream().anyMatch(hold -> !hold.isLingering() && !hold.expiredAt(now))) {
-                return true;
-            }
-        }
-        return false;
+        return this.locks.values().stream().anyMatch(state -> state.id.key().equals(key) && state.isHeldAt(now));
     }
 
     /**

@@ -120,6 +120,11 @@ final class LockState {
         return earliest;
     }
 
+    /** Whether an owner holds the lock at {@code nowNanos} (a lock left held by {@code releaseAfter} has none). */
+    boolean isHeldAt(long nowNanos) {
+        return this.holds.stream().anyMatch(hold -> !hold.isLingering() && !hold.expiredAt(nowNanos));
+    }
+
     boolean isEmpty() {
         return this.holds.isEmpty() && this.waiters.isEmpty();
     }
