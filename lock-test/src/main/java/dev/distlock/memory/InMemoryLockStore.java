@@ -65,6 +65,7 @@ public final class InMemoryLockStore {
                     state.removeAll(reason, lost);
                     reportLost(lost, after);
                     process(state, after);
+                    dropIfEmpty(state);
                 }
             }
         }
