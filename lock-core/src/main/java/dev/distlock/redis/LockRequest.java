@@ -14,6 +14,7 @@ import dev.distlock.LockException;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.RestartGraceException;
+import dev.distlock.internal.AbstractLockService;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
@@ -82,9 +83,7 @@ abstract class LockRequest {
         Hold read = engine.holds.get(new HoldKey(write.owner(), write.key(), LockMode.READ));
         Hold written = engine.holds.get(write);
         if (read != null && !read.isOver() && (written == null || written.isOver())) {
-            throw new IllegalStateException("This owner holds the read lock of " + KeyText.quote(write.key())
-                    + ", which cannot be upgraded to the write lock (two readers upgrading at once would wait for "
-                    + "each other): release the read lock first, or take the write lock from the start");
+            throw AbstractLockService.readLockNotUpgraded(write.key());
         }
     }
 

@@ -21,6 +21,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.NotLockOwnerException;
+import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.DaemonThreads;
 import dev.distlock.memory.LockState.Id;
 import dev.distlock.memory.LockState.Waiter;
@@ -89,14 +90,17 @@ public final class InMemoryLockStore {
         Waiter waiter = new Waiter(owner, name, options, result);
         List<Runnable> after = new ArrayList<>();
         LockState state;
+        boolean upgrade;
         synchronized (this) {
             state = this.locks.computeIfAbsent(Id.of(key, options.mode()), LockState::new);
             removeExpired(state, after);
-            MemoryLockHandle handle = grant(state, waiter, state.waiters);
+            upgrade = options.mode() == LockMode.WRITE && state.holdOf(owner, LockMode.READ) != null
+                    && state.holdOf(owner, LockMode.WRITE) == null;
+            MemoryLockHandle handle = upgrade ? null : grant(state, waiter, state.waiters);
             if (handle != null) {
                 after.add(() -> Waiter.deliver(result, handle));
             }
-            else if (waitNanos <= 0) {
+            else if (waitNanos <= 0 || upgrade) {
                 after.add(() -> result.complete(null));
             }
             else {
@@ -107,6 +111,9 @@ public final class InMemoryLockStore {
             dropIfEmpty(state);
         }
         runAll(after);
+        if (upgrade) { // as the Redis service: a read lock is never upgraded
+            throw AbstractLockService.readLockNotUpgraded(key);
+        }
         result.whenComplete((handle, failure) -> endWait(state, waiter));
         return result;
     }

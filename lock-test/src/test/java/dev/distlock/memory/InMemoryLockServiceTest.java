@@ -65,15 +65,18 @@ class InMemoryLockServiceTest {
     }
 
     @Test
-    void theWriterMayReadAndTheOnlyReaderMayWrite() {
+    void theWriterMayReadButAReaderIsNeverUpgraded() {
         try (LockHandle write = this.locks.acquire("doc:2", mode(LockMode.WRITE));
                 LockHandle read = this.locks.acquire("doc:2", mode(LockMode.READ))) {
             assertThat(read.isHeld()).isTrue();
             assertThat(this.other.tryAcquire("doc:2", mode(LockMode.READ))).isEmpty();
         }
         LockHandle read = this.locks.acquire("doc:2", mode(LockMode.READ));
-        assertThat(this.locks.tryAcquire("doc:2", mode(LockMode.WRITE))).hasValueSatisfying(LockHandle::release);
+        // as the Redis service: two readers upgrading at once would wait for each other
+        assertThatThrownBy(() -> this.locks.tryAcquire("doc:2", mode(LockMode.WRITE)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("read lock");
         read.release();
+        assertThat(this.locks.tryAcquire("doc:2", mode(LockMode.WRITE))).hasValueSatisfying(LockHandle::release);
     }
 
     @Test
