@@ -207,7 +207,7 @@ class RedisClusterLockTest {
         RedisNode documentMaster = this.cluster.masters().get(0);
         LockHandle reader1 = first.acquire(document, mode(LockMode.READ));
         LockHandle reader2 = second.acquire(document, mode(LockMode.READ));
-        assertThat(second.tryAcquire(document, mode(LockMode.WRITE))).isEmpty();
+        assertThat(second.tryAcquire(document, mode(LockMode.WRITE).withOwner("writer"))).isEmpty();
         CompletableFuture<LockHandle> writer = CompletableFuture
             .supplyAsync(() -> second.acquire(document, mode(LockMode.WRITE).withWaitTime(WAIT)));
         Await.until(Duration.ofSeconds(10),
