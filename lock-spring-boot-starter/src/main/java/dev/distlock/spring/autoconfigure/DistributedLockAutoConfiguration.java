@@ -85,6 +85,15 @@ public final class DistributedLockAutoConfiguration {
         return new LockServiceLifecycle(lockServices, properties.isVerifyAccessOnStartup());
     }
 
+    @Bean
+    @ConditionalOnMissingBean
+    RedisDownShutdown distributedLockRedisDownShutdown(ObjectProvider<RedisLockService> lockServices,
+            ObjectProvider<StringRedisTemplate> templates, ObjectProvider<RedisConnectionFactory> connectionFactories) {
+        StringRedisTemplate template = templates.getIfUnique();
+        return new RedisDownShutdown(lockServices, (template != null) ? template.getConnectionFactory()
+                : connectionFactories.getIfUnique());
+    }
+
     private static StringRedisTemplate template(ObjectProvider<StringRedisTemplate> templates,
             ObjectProvider<RedisConnectionFactory> connectionFactories) {
         StringRedisTemplate template = templates.getIfUnique();
