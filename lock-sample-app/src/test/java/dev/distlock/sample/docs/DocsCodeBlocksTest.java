@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.json.JsonParserFactory;
 import org.yaml.snakeyaml.Yaml;
 
+import dev.distlock.sample.demo.Demo;
+
 /**
  * The README's and docs' code blocks are what the code accepts, checked by the build:
  * <ul>
@@ -167,6 +169,40 @@ class DocsCodeBlocksTest {
             }
         }
         assertThat(unknown).isEmpty();
+    }
+
+    /** The README's demo table, with its numbers put through the demo's own formatting, is what the demo prints. */
+    @Test
+    void theReadmesDemoTableIsTheDemosFormat() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        Matcher block = Pattern.compile("<!-- demo-table -->\n```\n(.*?)```", Pattern.DOTALL).matcher(readme);
+        assertThat(block.find()).as("the README's demo table").isTrue();
+        String quoted = block.group(1);
+        List<int[]> rows = new ArrayList<>();
+        for (String line : quoted.lines().filter(line -> line.startsWith("  with") || line.startsWith("  without"))
+            .toList()) {
+            rows.add(Pattern.compile("\\d+").matcher(line).results().mapToInt(r -> Integer.parseInt(r.group()))
+                .toArray());
+        }
+        Matcher applied = Pattern.compile("applied (\\d+) time").matcher(quoted);
+        assertThat(rows).hasSize(4);
+        assertThat(applied.find()).isTrue();
+        Demo.Report report = new Demo.Report(new Demo.SaleResult(rows.get(0)[0], rows.get(0)[1], rows.get(0)[2],
+                rows.get(0)[3]), new Demo.SaleResult(rows.get(1)[0], rows.get(1)[1], rows.get(1)[2], rows.get(1)[3]),
+                new Demo.WikiResult(rows.get(2)[0], rows.get(2)[1], rows.get(2)[2]),
+                new Demo.WikiResult(rows.get(3)[0], rows.get(3)[1], rows.get(3)[2]), rows.get(2)[3],
+                Integer.parseInt(applied.group(1)));
+        assertThat(quoted).isEqualTo(report.table().stripLeading());
+        String demoSource = Files.readString(ROOT.resolve(
+                "lock-sample-app/src/main/java/dev/distlock/sample/demo/Demo.java"));
+        assertThat(demoSource.replace("\"\n                + \"", "").replace("\\\"", "\""))
+            .as("the README's quoted INFO line of the demo")
+            .contains("Demo: a slow editor now outlives its 300 ms lease on purpose. Expected next: a WARN that its "
+                    + "lease was lost, then its late write rejected by the fencing check (\"Rejected a stale write\", "
+                    + "409)");
+        assertThat(readme).contains("Demo: a slow editor now outlives its 300 ms lease on purpose. Expected next: a "
+                + "WARN that its lease was lost, then its late write rejected by the fencing check (\"Rejected a "
+                + "stale write\", 409)");
     }
 
     private static Path write(Path sources, String packageName, Block block) throws IOException {
