@@ -106,7 +106,8 @@ public final class RestartGraceMonitor implements LockListener {
     public static String describe(Duration grace, Duration left) {
         long leftSeconds = seconds(left);
         long ago = grace.minus(left).toSeconds();
-        String restarted = (grace.isZero() || grace.compareTo(left) < 0) ? "Redis restarted recently"
+        // Redis counts its uptime a second short, so the time left may exceed the grace by up to a second.
+        String restarted = grace.isZero() ? "Redis restarted recently"
                 : "Redis restarted " + Math.max(0, ago) + " s ago";
         return restarted + "; new locks resume in " + leftSeconds + " s.";
     }
