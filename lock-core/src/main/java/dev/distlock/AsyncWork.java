@@ -12,8 +12,9 @@ final class AsyncWork {
     }
 
     /**
-     * Runs the work once the acquisition completes and releases the lock after it. Cancelling the result before the
-     * work started cancels the acquisition, and a lock that arrives anyway is released unused.
+     * Runs the work once the acquisition completes and releases the lock after it. Completing the result in any way
+     * (cancel, complete, orTimeout, ...) before the work started withdraws the acquisition, and a lock that arrives
+     * anyway is released unused: the work never runs.
      */
     static <T> CompletableFuture<T> executeLocked(CompletableFuture<? extends LockHandle> acquisition,
             Function<? super LockHandle, ? extends CompletionStage<T>> work) {
@@ -36,11 +37,7 @@ final class AsyncWork {
                 });
             }
         });
-        result.whenComplete((value, failure) -> {
-            if (result.isCancelled()) {
-                acquisition.cancel(false);
-            }
-        });
+        result.whenComplete((value, failure) -> acquisition.cancel(false)); // a no-op once it is done
         return result;
     }
 

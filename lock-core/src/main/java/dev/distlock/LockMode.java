@@ -20,9 +20,9 @@ public enum LockMode {
 
     /**
      * The exclusive side of a read/write lock: one writer, and no reader but the writer itself. A waiting writer
-     * holds back new readers while it waits (for at most the service's waiter lease after it dies). A reader asking
-     * for the write lock gets it once it is the only reader; two readers doing so wait for each other until their
-     * wait limits end.
+     * holds back new readers while it waits (for at most the service's waiter lease after it dies). A read lock is
+     * never upgraded: an owner holding the read lock that asks for the write lock gets {@link IllegalStateException}
+     * at the call, since two readers upgrading at once would wait for each other until their wait limits end.
      */
     WRITE,
 

@@ -13,14 +13,13 @@ import java.util.stream.Collectors;
 
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.harness.BenchContext;
+import dev.distlock.bench.redis.RedisBuild;
 import dev.distlock.bench.redis.RedisProbe;
 import dev.distlock.bench.report.Environment;
 import dev.distlock.bench.report.Targets;
 import dev.distlock.bench.scenarios.Scenario;
 import dev.distlock.bench.scenarios.ScenarioReport;
-import dev.distlock.test.RedisBackend;
 import dev.distlock.test.RedisNode;
-import dev.distlock.test.RedisNodeConfig;
 import dev.distlock.test.RedisServers;
 
 /**
@@ -63,9 +62,12 @@ public final class BenchmarkMain {
 
         StringBuilder report = new StringBuilder();
         try (RedisServers servers = RedisServers.create()) {
-            RedisNode node = servers.start(RedisNodeConfig.defaults().backend(RedisBackend.BINARY));
+            RedisBuild build = RedisBuild.choose(RedisBuild.DEBIAN);
+            RedisNode node = servers.start(build.config());
             RedisProbe probe = new RedisProbe(node);
-            section(report, header(config, estimate, probe.serverVersion()));
+            String server = build.describe(probe.serverVersion(), probe.memoryAllocator());
+            progress.println("redis-server: " + server);
+            section(report, header(config, estimate, server));
             BenchContext context = new BenchContext(config, node.port(), probe, progress);
             Scenario.warmUpJvm(config.implementations(), context);
             Map<String, ScenarioReport> results = new LinkedHashMap<>();
@@ -90,7 +92,7 @@ public final class BenchmarkMain {
         System.out.flush();
     }
 
-    private static String header(RunConfig config, Duration estimate, String redisVersion) {
+    private static String header(RunConfig config, Duration estimate, String redisServer) {
         StringBuilder out = new StringBuilder("# distlock benchmark results\n\n");
         out.append("These figures are from one run on a shared machine: the JVM under test and redis-server share its ")
             .append("cores, so read differences of a few percent as noise.\n\n");
@@ -116,7 +118,7 @@ public final class BenchmarkMain {
             .append(config.jvmWarmUp().toSeconds())
             .append(" s of scenario 2's load to warm the JVM up)\n");
         out.append(Environment.machine());
-        Environment.libraries(redisVersion)
+        Environment.libraries(redisServer)
             .forEach((library, version) -> out.append("- ").append(library).append(": ").append(version).append('\n'));
         out.append("\nImplementations, each with clients of its own against the same server (flushed before each "
                 + "scenario). In the timed scenarios (1, 2, 3, 5, 7, 8) all clients stay open and the implementations "

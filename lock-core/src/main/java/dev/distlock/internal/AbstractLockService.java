@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.AsyncLockService;
+import dev.distlock.KeyText;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockListener;
@@ -155,6 +156,16 @@ public abstract class AbstractLockService implements LockService {
 
     final Duration waitTime(LockOptions options) {
         return (options.waitTime() != null) ? options.waitTime() : this.defaultWaitTime;
+    }
+
+    /**
+     * The error for an owner holding the read lock of {@code key} that asks for its write lock: a read lock is never
+     * upgraded, since two readers upgrading at once would wait for each other until their waits end.
+     */
+    public static IllegalStateException readLockNotUpgraded(String key) {
+        return new IllegalStateException("This owner holds the read lock of " + KeyText.quote(key)
+                + ", which cannot be upgraded to the write lock (two readers upgrading at once would wait for each "
+                + "other): release the read lock first, or take the write lock from the start");
     }
 
     /** The time since a {@link System#nanoTime()} reading. */

@@ -136,21 +136,31 @@ final class AsyncLocks implements AsyncLockService {
     }
 
     /**
-     * The mapped result. Cancelling it withdraws the attempt; a handle the attempt delivered anyway (the reply won the
-     * race with the cancel) is released, since nobody receives it.
+     * The caller's future: the attempt's outcome, mapped. Completing it in any other way (cancel, complete,
+     * completeExceptionally, orTimeout) withdraws the attempt, and a handle the attempt delivers anyway is released,
+     * since nobody receives it.
      */
     private static <R> CompletableFuture<R> mapped(CompletableFuture<@Nullable LockHandle> attempt,
             Function<? super @Nullable LockHandle, ? extends R> mapping) {
-        CompletableFuture<R> result = attempt.thenApply(mapping);
-        result.whenComplete((value, failure) -> {
-            if (result.isCancelled() && !attempt.cancel(false)) {
-                attempt.thenAccept(handle -> {
-                    if (handle != null) {
-                        handle.releaseAsync();
-                    }
-                });
+        CompletableFuture<R> result = new CompletableFuture<>();
+        attempt.whenComplete((handle, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(unwrap(failure));
+                return;
+            }
+            R value;
+            try {
+                value = mapping.apply(handle);
+            }
+            catch (RuntimeException ex) {
+                result.completeExceptionally(ex);
+                return;
+            }
+            if (!result.complete(value) && handle != null) {
+                handle.releaseAsync(); // completed by its caller meanwhile
             }
         });
+        result.whenComplete((value, failure) -> attempt.cancel(false)); // a no-op once the attempt is done
         return result;
     }
 

@@ -1,6 +1,11 @@
 package dev.distlock.reactor;
 
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -52,12 +57,32 @@ public final class ReactiveLocks {
      * {@link AsyncLockService#acquire} completes with. Release the handle with {@link #release(LockHandle)}.
      */
     public Mono<LockHandle> acquire(String key, LockOptions options) {
-        return Mono.fromFuture(() -> this.locks.acquire(key, options), false);
+        return acquisition(() -> this.locks.acquire(key, options), LockHandle::releaseAsync);
     }
 
     /** Makes one attempt on subscription: emits the handle, or completes empty when another owner holds the lock. */
     public Mono<LockHandle> tryAcquire(String key, LockOptions options) {
-        return Mono.fromFuture(() -> this.locks.tryAcquire(key, options), false).flatMap(Mono::justOrEmpty);
+        return acquisition(() -> this.locks.tryAcquire(key, options),
+                (Optional<LockHandle> lock) -> lock.ifPresent(LockHandle::releaseAsync)).flatMap(Mono::justOrEmpty);
+    }
+
+    /**
+     * An acquisition started on subscription. A cancel withdraws it while it is pending; a lock it got that was not
+     * yet delivered when the cancel came (the future had completed, the value was on its way) is released, since
+     * nobody receives it.
+     */
+    private static <T> Mono<T> acquisition(Supplier<CompletableFuture<T>> start, Consumer<? super T> release) {
+        return Mono.defer(() -> {
+            CompletableFuture<T> future = start.get();
+            AtomicBoolean delivered = new AtomicBoolean();
+            return Mono.fromFuture(future, false)
+                .doOnNext(value -> delivered.set(true))
+                .doOnCancel(() -> {
+                    if (!future.cancel(false) && delivered.compareAndSet(false, true)) {
+                        future.thenAccept(release);
+                    }
+                });
+        });
     }
 
     /** Releases on subscription: completes when Redis answered, or errors as {@link LockHandle#release()} throws. */

@@ -26,6 +26,7 @@ import dev.distlock.redis.wakeup.Waiter;
  * request would reach Redis ahead of the one a release wakes and overtake them again and again. It does not take part
  * in the blocking callers' hand-offs ({@link LocalQueue}). Completing or cancelling the future from outside
  * withdraws the call: it stops waiting, gives up any place kept in Redis, and releases a grant that lands afterwards.
+ * {@link LockEngine#close()} completes every call still pending.
  */
 final class AsyncAcquisition extends LockRequest {
 
@@ -61,6 +62,11 @@ final class AsyncAcquisition extends LockRequest {
         this.startNanos = startNanos;
         this.waitNanos = waitNanos;
         this.result.whenComplete((handle, failure) -> end(handle != null));
+        this.engine.pendingAsync.add(this);
+        if (this.engine.isClosed()) { // closed since the call was checked: close() may have missed this one
+            serviceClosed();
+            return this.result;
+        }
         boolean queued;
         synchronized (this) {
             queued = queuesBehindOthers() && !ownerHoldOpen();
@@ -104,7 +110,7 @@ final class AsyncAcquisition extends LockRequest {
         Waiter started = this.waiter;
         if (started == null) {
             started = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key), this.type.wakeUp(),
-                    freshHold().ownerToken(), this::wakeUp, this.engine.asyncTimer());
+                    freshHold().ownerToken(), this::wakeUp, this.engine.subscriber());
             this.waiter = started;
         }
         return started;
@@ -143,8 +149,7 @@ final class AsyncAcquisition extends LockRequest {
             armed.arm(); // before the attempt, so that a release after it is not missed
         }
         if (this.engine.isClosed()) {
-            settle(null, new IllegalStateException("This LockService was closed while waiting for lock "
-                    + KeyText.quote(this.key)));
+            serviceClosed();
             return;
         }
         Hold current = reentryTarget();
@@ -154,28 +159,49 @@ final class AsyncAcquisition extends LockRequest {
     private void send(Hold hold, boolean reentrant) {
         Grant grant = startGrant(hold, reentrant);
         grant.call().runAsync().whenComplete((reply, failure) -> {
-            RedisLockHandle handle;
-            try {
+            try { // whatever fails here completes the call: nothing is lost in a future's callback
                 if (failure != null) {
                     throw (failure instanceof DataAccessException ex) ? grant.failed(ex) : failure;
                 }
-                handle = grant.replied(reply);
+                RedisLockHandle handle = grant.replied(reply);
+                if (handle != null) {
+                    settle(handle, null);
+                }
+                else if (reentrant) {
+                    reentryRefused(hold);
+                    send(freshHold(), false);
+                }
+                else if (isOver()) {
+                    leaveAgain(); // withdrawn while this attempt ran: it may have taken a place in Redis again
+                }
+                else {
+                    refused();
+                }
             }
             catch (Throwable ex) {
                 settle(null, ex);
-                return;
-            }
-            if (handle != null) {
-                settle(handle, null);
-            }
-            else if (reentrant) {
-                reentryRefused(hold);
-                send(freshHold(), false);
-            }
-            else {
-                refused();
             }
         });
+    }
+
+    private synchronized boolean isOver() {
+        return this.over;
+    }
+
+    /**
+     * Gives up a place an attempt kept in Redis after the call ended: the clean-up of {@link #end} may have run
+     * before the attempt reached Redis and added the place again.
+     */
+    private void leaveAgain() {
+        if (this.waiting && this.type.keepsPlace()) {
+            this.engine.cleanUp(this::leave);
+        }
+    }
+
+    /** The service was closed: the call completes at once, as waiting threads stop. */
+    void serviceClosed() {
+        settle(null, new IllegalStateException("This LockService was closed while waiting for lock "
+                + KeyText.quote(this.key)));
     }
 
     /** The attempt was refused: give up at the end of the wait, else try again now or after a pause. */
@@ -244,6 +270,7 @@ final class AsyncAcquisition extends LockRequest {
     /** The call is over, completed by this class or from outside: stop waiting and give up any place kept. */
     private void end(boolean acquired) {
         Waiter ended;
+        this.engine.pendingAsync.remove(this);
         synchronized (this) {
             this.over = true;
             if (this.pause != null) {

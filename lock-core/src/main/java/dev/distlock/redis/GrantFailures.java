@@ -14,6 +14,7 @@ import dev.distlock.LockInterruptedException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseHolder;
+import dev.distlock.redis.script.LockScripts;
 import dev.distlock.redis.script.LockType;
 
 /**
@@ -82,7 +83,7 @@ final class GrantFailures {
                 "Lock " + KeyText.quote(this.hold.key()) + " was granted but " + shortfall
                         + "; the acquisition was undone");
         try { // Redis answers (WAIT did)
-            this.hold.type().release(this.hold, release());
+            undo();
         }
         catch (DataAccessException undoFailure) {
             failure.addSuppressed(undoFailure);
@@ -97,10 +98,9 @@ final class GrantFailures {
      * command timeout. A grant the undo misses expires with its lease.
      */
     private void undoLater() {
-        LockType.Release release = release();
         this.engine.cleanUp(() -> {
             try {
-                this.hold.type().release(this.hold, release);
+                undo();
             }
             catch (DataAccessException undoFailure) {
                 logger.debug("Could not undo an acquisition of lock " + KeyText.quote(this.hold.key())
@@ -110,7 +110,11 @@ final class GrantFailures {
         });
     }
 
-    private LockType.Release release() {
-        return new LockType.Release(this.holdId, 0, this.watchdog, "0");
+    /** Releases the grant; when that frees the lock, this service's waiters hear of it as after any release. */
+    private void undo() {
+        long reply = this.hold.type().release(this.hold, new LockType.Release(this.holdId, 0, this.watchdog, "0"));
+        if (reply == LockScripts.FREED) {
+            this.engine.freed(this.hold);
+        }
     }
 }

@@ -4,7 +4,11 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -84,6 +88,12 @@ final class LockEngine {
     /** Times the waits of non-blocking acquisitions and retries of their releases; started on first need. */
     private volatile @Nullable ScheduledThreadPoolExecutor asyncTimer;
 
+    /** Subscribes for non-blocking waiters, off the timer, so that a slow subscription delays no pause or timeout. */
+    private volatile @Nullable ThreadPoolExecutor subscribing;
+
+    /** The non-blocking acquisitions not yet completed, which {@link #close()} completes. */
+    final Set<AsyncAcquisition> pendingAsync = ConcurrentHashMap.newKeySet();
+
     private volatile boolean closed;
 
     LockEngine(RedisLockServiceBuilder settings) {
@@ -104,7 +114,10 @@ final class LockEngine {
         Duration retention = (settings.tokenRetention != null) ? settings.tokenRetention
                 : TokenRetention.forRetries(connectionFactory, Releases.RELEASE_ATTEMPTS);
         RestartGrace grace = new RestartGrace(settings.restartGrace, settings.keyPrefix, cluster);
-        this.types = LockType.all(new LockType.Context(this.keys, new LockScripts(settings.redis, grace), clientId,
+        // on a cluster, each grant's and renewal's WAIT must run on the connection of the master that ran it
+        LockScripts scripts = new LockScripts(settings.redis, grace, (cluster && this.replicaAcknowledgement != null)
+                ? this.replicaAcknowledgement.onCluster(settings.redis) : null);
+        this.types = LockType.all(new LockType.Context(this.keys, scripts, clientId,
                 Long.toString(retention.toMillis()), Long.toString(settings.waiterLease.toMillis()), sharded));
         checkTopology(settings, cluster);
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-watchdog-"));
@@ -135,10 +148,6 @@ final class LockEngine {
     }
 
     private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {
-        if (cluster && settings.replicaAcknowledgement != null) {
-            throw new IllegalArgumentException("replicaAcknowledgements works with a single master and its replicas "
-                    + "(standalone or Sentinel), not with Redis Cluster");
-        }
         if (cluster && settings.shardingProxy) {
             throw new IllegalArgumentException("shardingProxy is for a proxy in front of Redis, not for a Redis "
                     + "Cluster connection");
@@ -182,8 +191,48 @@ final class LockEngine {
     }
 
     /**
-     * The timer of non-blocking calls: their pauses between attempts, release retries and subscribing. Its tasks only
-     * send commands without waiting, except a subscription, so that one thread serves any number of calls.
+     * A lock of this service was freed other than by a hand-off (a release, an undone grant): the local queue's run
+     * ends, and this service's waiters are woken, since the release message it publishes carries this service's id
+     * and its own subscription drops it.
+     */
+    void freed(Hold hold) {
+        this.queues.released(hold);
+        this.subscriptions.signalLocal(hold.releaseChannel());
+    }
+
+    /**
+     * Where non-blocking waiters subscribe: one thread, started on first need, since subscribing waits for Redis.
+     * Once the service is closed nothing subscribes any more; {@link #close()} completes the waiting calls.
+     */
+    Executor subscriber() {
+        return task -> {
+            ThreadPoolExecutor executor = this.subscribing;
+            if (executor == null) {
+                synchronized (this) {
+                    executor = this.subscribing;
+                    if (executor == null) {
+                        executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                                DaemonThreads.named("distlock-subscribe-"));
+                        executor.allowCoreThreadTimeOut(true);
+                        if (this.closed) {
+                            executor.shutdown();
+                        }
+                        this.subscribing = executor;
+                    }
+                }
+            }
+            try {
+                executor.execute(task);
+            }
+            catch (RejectedExecutionException ex) {
+                logger.debug("Not subscribing: the service is closed");
+            }
+        };
+    }
+
+    /**
+     * The timer of non-blocking calls: their pauses between attempts and release retries. Its tasks only send
+     * commands without waiting, so that one thread serves any number of calls.
      */
     ScheduledThreadPoolExecutor asyncTimer() {
         ScheduledThreadPoolExecutor timer = this.asyncTimer;
@@ -207,7 +256,10 @@ final class LockEngine {
         return this.closed;
     }
 
-    /** Stops every thread and closes the subscription; writes nothing more to Redis. */
+    /**
+     * Stops every thread and closes the subscription; writes nothing more to Redis but releases. Every waiting call,
+     * blocking or not, ends with {@link IllegalStateException}.
+     */
     void close() {
         this.closed = true;
         this.reconnectCheck.close();
@@ -218,8 +270,14 @@ final class LockEngine {
             if (timer != null) {
                 timer.shutdownNow();
             }
+            if (this.subscribing != null) {
+                this.subscribing.shutdownNow();
+            }
         }
         this.subscriptions.signalAll(); // waiting threads see the service closed
+        for (AsyncAcquisition pending : this.pendingAsync) {
+            pending.serviceClosed(); // whatever its timer would have run next is gone
+        }
         this.subscriptions.close();
     }
 }

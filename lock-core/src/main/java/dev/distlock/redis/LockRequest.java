@@ -14,6 +14,7 @@ import dev.distlock.LockException;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.RestartGraceException;
+import dev.distlock.internal.AbstractLockService;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
@@ -65,10 +66,25 @@ abstract class LockRequest {
         this.type = engine.types.get(options.mode());
         this.waiting = waiting;
         this.holdKey = new HoldKey(owner, key, options.mode());
+        if (options.mode() == LockMode.WRITE) {
+            refuseUpgrade(engine, this.holdKey);
+        }
         Duration lease = options.leaseTime();
         this.watchdog = (lease == null);
         this.leaseNanos = (lease == null) ? engine.watchdogLeaseNanos : lease.toNanos();
         this.leaseMillis = (lease == null) ? engine.watchdogLeaseMillis : Long.toString(lease.toMillis());
+    }
+
+    /**
+     * A read lock is never upgraded to the write lock: two readers upgrading at once would wait for each other until
+     * their waits end. The write holder may read, and keeps reading after releasing the write lock (a downgrade).
+     */
+    private static void refuseUpgrade(LockEngine engine, HoldKey write) {
+        Hold read = engine.holds.get(new HoldKey(write.owner(), write.key(), LockMode.READ));
+        Hold written = engine.holds.get(write);
+        if (read != null && !read.isOver() && (written == null || written.isOver())) {
+            throw AbstractLockService.readLockNotUpgraded(write.key());
+        }
     }
 
     /**
@@ -88,8 +104,16 @@ abstract class LockRequest {
         return current.open() ? current : null;
     }
 
-    /** A re-entry found the owner's hold gone in Redis: the hold is lost; the call takes a new one. */
+    /**
+     * A re-entry found the owner's hold gone in Redis: the hold is lost; the call takes a new one. When every other
+     * acquisition of the hold was released meanwhile (another thread released the owner's last handle, and its release
+     * reached Redis first), the owner freed the lock itself: nothing was lost.
+     */
     final void reentryRefused(Hold current) {
+        if (current.isOver()) {
+            this.engine.holds.forget(current);
+            return;
+        }
         this.engine.holds.lose(current, new LeaseLostException(this.key, "Lock " + KeyText.quote(this.key)
                 + " was no longer held by its owner when the owner acquired it again: the lease was lost meanwhile"));
     }
@@ -112,8 +136,8 @@ abstract class LockRequest {
     }
 
     /**
-     * The hold a new grant creates. Its owner token is made once per call, or shared with the owner's hold of the
-     * other side of a read/write lock, so that the write holder may read and a lone reader may write.
+     * The hold a new grant creates. Its owner token is made once per call, or, for a read lock, shared with the
+     * owner's write hold, so that the write holder may read (and read on after releasing the write lock).
      */
     final Hold freshHold() {
         Hold hold = this.fresh;

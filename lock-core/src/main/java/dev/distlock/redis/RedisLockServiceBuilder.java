@@ -148,9 +148,11 @@ public final class RedisLockServiceBuilder {
      * {@code WAIT}), at most {@code timeout}. A grant too few replicas confirm is undone and fails with
      * {@link LockUnavailableException}; a renewal too few confirm is reported as a failed renewal and does not move
      * the lease deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a
-     * Sentinel failover to a replica that acknowledged it, at the price of a replication round trip per grant and
-     * renewal; while it waits, other commands on the shared connection wait behind it, so keep {@code timeout}
-     * short and below the client's command timeout. Off by default; not available with Redis Cluster.
+     * Sentinel or Cluster failover to a replica that acknowledged it, at the price of a replication round trip per
+     * grant and renewal; while it waits, other commands on the shared connection (on a Redis Cluster: to that
+     * master) wait behind it, so keep {@code timeout} short and below the client's command timeout. On a Redis
+     * Cluster {@code replicas} counts the replicas of the lock's own master, and a master demoted while it was
+     * unreachable cannot keep a grant its former replica did not acknowledge. Off by default.
      */
     public RedisLockServiceBuilder replicaAcknowledgements(int replicas, Duration timeout) {
         this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -107,8 +108,14 @@ final class Releases implements RedisLockHandle.Releaser {
                 }
                 else if (attempt < RELEASE_ATTEMPTS && failure instanceof DataAccessException) {
                     // safe, as for the blocking retry: the script recognises a hold it released already
-                    this.timer.get().schedule(() -> sendRelease(call, attempt + 1, handle, last, done),
-                            RETRY_PAUSE_MILLIS * attempt, TimeUnit.MILLISECONDS);
+                    Runnable retry = () -> sendRelease(call, attempt + 1, handle, last, done);
+                    long pauseMillis = RETRY_PAUSE_MILLIS * attempt;
+                    try {
+                        this.timer.get().schedule(retry, pauseMillis, TimeUnit.MILLISECONDS);
+                    }
+                    catch (RejectedExecutionException closed) { // releasing goes on after close()
+                        CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS).execute(retry);
+                    }
                 }
                 else {
                     throw (failure instanceof DataAccessException ex) ? failed(handle, ex) : failure;

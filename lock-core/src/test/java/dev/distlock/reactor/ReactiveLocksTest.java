@@ -4,14 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -86,5 +89,29 @@ class ReactiveLocksTest {
         LockHandle idle = later.block(Duration.ofSeconds(10));
         locks.release(idle).block(Duration.ofSeconds(10));
         assertThat(locks.tryAcquire("idle", LockOptions.defaults()).blockOptional()).isPresent();
+    }
+
+    /**
+     * Cancels that land around the moment the acquisition completes: a lock the subscriber received it releases, and
+     * one it never received is released by the view, so that nothing stays held (a leak would be renewed for ever).
+     */
+    @Test
+    void cancelsRacingTheGrantLeaveNothingHeld() {
+        RedisLockService service = this.clients.service();
+        ReactiveLocks locks = ReactiveLocks.of(service);
+        for (int i = 0; i < 200; i++) {
+            // releases whatever reaches it, even after its cancel (Reactor's lambda subscriber would drop it)
+            BaseSubscriber<LockHandle> subscription = new BaseSubscriber<>() {
+                @Override
+                protected void hookOnNext(LockHandle lock) {
+                    lock.releaseAsync();
+                }
+            };
+            locks.acquire("race:" + i, LockOptions.defaults()).subscribe(subscription);
+            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
+            subscription.dispose();
+        }
+        Await.until(Duration.ofSeconds(10), () -> service.heldLocks().isEmpty(), "every lock is released");
+        assertThat(service.renewingCount()).isZero();
     }
 }

@@ -7,13 +7,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
+import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -127,5 +133,36 @@ class ReentrancyAndFencingTest {
         LockHandle second = other.acquire("expiring", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)));
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         second.release();
+    }
+
+    /**
+     * An explicit owner re-enters on one thread while another releases the owner's last handle: when the release wins
+     * in Redis the re-entry finds the lock freed by its owner, which is no lost lease; the re-entry takes it anew.
+     */
+    @Test
+    void aReentryRacingTheReleaseOfTheOwnersLastHandleReportsNoLoss() throws Exception {
+        AtomicInteger losses = new AtomicInteger();
+        RedisLockService locks = this.clients.service(b -> b.listener(new LockListener() {
+            @Override
+            public void leaseLost(LockHandle lock, LeaseLostException reason) {
+                losses.incrementAndGet();
+            }
+        }));
+        ExecutorService releaser = Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < 200; i++) {
+                LockOptions owned = LockOptions.defaults().withOwner("owner-" + i);
+                LockHandle first = locks.acquire("shared:" + i, owned);
+                Future<?> released = releaser.submit(first::release);
+                LockHandle second = locks.acquire("shared:" + i, owned);
+                released.get(10, TimeUnit.SECONDS);
+                assertThat(second.isHeld()).isTrue();
+                second.release();
+            }
+        }
+        finally {
+            releaser.shutdownNow();
+        }
+        assertThat(losses).as("no lease was lost").hasValue(0);
     }
 }

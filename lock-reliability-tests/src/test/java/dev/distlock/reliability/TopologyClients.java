@@ -50,6 +50,12 @@ final class TopologyClients implements AutoCloseable {
      * {@code .adaptive=true}). Without it, commands for a failed master's slots keep going to the dead node.
      */
     StringRedisTemplate clusterFollowingFailovers(ClusterTopology cluster, Duration refreshPeriod) {
+        return clusterFollowingFailovers(cluster, refreshPeriod, COMMAND_TIMEOUT);
+    }
+
+    /** {@link #clusterFollowingFailovers(ClusterTopology, Duration)} with the given command timeout. */
+    StringRedisTemplate clusterFollowingFailovers(ClusterTopology cluster, Duration refreshPeriod,
+            Duration commandTimeout) {
         ClusterClientOptions options = ClusterClientOptions.builder()
             .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                 .enablePeriodicRefresh(refreshPeriod)
@@ -57,7 +63,7 @@ final class TopologyClients implements AutoCloseable {
                 .build())
             .build();
         return started(new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seedNodes()),
-                LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).clientOptions(options).build()));
+                LettuceClientConfiguration.builder().commandTimeout(commandTimeout).clientOptions(options).build()));
     }
 
     /**

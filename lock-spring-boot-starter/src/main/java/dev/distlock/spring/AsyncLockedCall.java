@@ -17,7 +17,8 @@ import dev.distlock.spring.LockKeyExpressions.EvaluatedKeys;
  * A {@link DistributedLock} call of a method that returns a {@code CompletableFuture} or {@code CompletionStage}: the
  * lock is acquired without blocking, the method is invoked once it is held (on the thread that completed the
  * acquisition: a Redis client thread when the call had to wait), and the lock is released when the returned stage
- * completes. Cancelling the caller's future while the lock is acquired withdraws the acquisition.
+ * completes. Completing the caller's future in any way (cancel, complete, orTimeout) while the lock is acquired
+ * withdraws the acquisition: the method never runs.
  */
 final class AsyncLockedCall {
 
@@ -52,11 +53,7 @@ final class AsyncLockedCall {
                 return CompletableFuture.failedFuture(ex);
             }
         });
-        result.whenComplete((value, failure) -> {
-            if (result.isCancelled()) {
-                locking.cancel(false);
-            }
-        });
+        result.whenComplete((value, failure) -> locking.cancel(false)); // a no-op once the locking is done
         return result;
     }
 

@@ -19,15 +19,18 @@ import dev.distlock.LockMode;
  * }</pre>
  *
  * <p>Works on Spring beans only, through their proxy: a call from inside the same object ({@code this.reserve(..)})
- * bypasses the proxy and takes no lock. Private and static methods cannot be intercepted and fail startup. The lock is
- * held while the method runs, so asynchronous methods are not supported: one returning a {@code CompletionStage}
- * (such as {@code CompletableFuture}), a Reactive Streams publisher (such as {@code Mono} or {@code Flux}) or a Kotlin
- * {@code suspend} function fails startup, since its work would run on after the lock was released. Spring's
- * {@code @Async} methods are the exception: the lock is taken and released around the work on the executor's thread.
+ * bypasses the proxy and takes no lock. Private and static methods cannot be intercepted and fail startup. A method
+ * whose work goes on after it returns holds the lock until that work completes: one returning a
+ * {@code CompletableFuture} or {@code CompletionStage}, a {@code Mono}, {@code Flux} or {@code Publisher}, and a Kotlin
+ * {@code suspend} function when {@code dev.distlock:lock-kotlin} is on the class path (without it, a suspend function
+ * fails startup, saying to add it). Other asynchronous result types fail startup, since their work would run on after
+ * the lock was released. Spring's {@code @Async} methods are blocking ones: the lock is taken and released around the
+ * work on the executor's thread.
  *
  * <p>Declarations are checked when the bean is created: a SpEL syntax error, an unknown {@code #variable}, a bad
- * duration, {@link OnNotAcquired#SKIP} on a primitive return type, an asynchronous method or an unknown handler bean
- * fails startup with a message naming the method. May be used as a meta-annotation and on interface methods.
+ * duration, {@link OnNotAcquired#SKIP} on a primitive (or, for a suspend function, non-nullable) return type, an
+ * asynchronous result that cannot be locked or an unknown handler bean fails startup with a message naming the method.
+ * May be used as a meta-annotation and on interface methods.
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)

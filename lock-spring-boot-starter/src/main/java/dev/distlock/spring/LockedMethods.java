@@ -84,6 +84,9 @@ final class LockedMethods {
         Map<Method, LockedMethod> found = new LinkedHashMap<>();
         for (Class<?> type : types) {
             for (Method method : ReflectionUtils.getAllDeclaredMethods(type)) {
+                if (method.isSynthetic() && Modifier.isStatic(method.getModifiers())) {
+                    continue; // made by a compiler, such as Kotlin's reserve$suspendImpl with reserve's annotations
+                }
                 LockedMethod locked = find(method, targetClass);
                 if (locked != null) {
                     found.putIfAbsent(locked.method(), locked);
@@ -139,7 +142,7 @@ final class LockedMethods {
             throw new IllegalArgumentException("a Spring proxy cannot intercept a static or private method, so it "
                     + "would run without the lock");
         }
-        ResultStyle style = ResultStyle.of(method, targetClass);
+        ResultStyle style = ResultStyle.of(method, targetClass, this.beanFactory.getBeanClassLoader());
         if (annotation.key().isBlank()) {
             throw new IllegalArgumentException("key must not be blank");
         }
@@ -163,12 +166,12 @@ final class LockedMethods {
             throw new IllegalArgumentException("holdAtLeast must be at most " + LockOptions.MAX_LEASE_TIME.toDays()
                     + " days, but was \"" + annotation.holdAtLeast() + "\"");
         }
-        OnNotAcquired onNotAcquired = onNotAcquired(method, annotation);
+        OnNotAcquired onNotAcquired = onNotAcquired(method, annotation, style);
         return new LockedMethod(method, annotation.key(), key, options, holdAtLeast, onNotAcquired,
                 annotation.notAcquiredHandler(), style);
     }
 
-    private OnNotAcquired onNotAcquired(Method method, DistributedLock annotation) {
+    private OnNotAcquired onNotAcquired(Method method, DistributedLock annotation, ResultStyle style) {
         OnNotAcquired choice = annotation.onNotAcquired();
         if (choice == OnNotAcquired.DEFAULT) {
             choice = this.defaultOnNotAcquired.get();
@@ -199,6 +202,12 @@ final class LockedMethods {
             }
             throw new IllegalArgumentException("onNotAcquired is SKIP, which returns null, but the method returns "
                     + returnType + "; return a wrapper type or an Optional, or use THROW or CALL_HANDLER");
+        }
+        if (choice == OnNotAcquired.SKIP && style == ResultStyle.SUSPEND && !SuspendFunctions.returnsNullable(method)) {
+            throw new IllegalArgumentException("onNotAcquired is SKIP" + ((annotation.onNotAcquired()
+                    == OnNotAcquired.DEFAULT) ? " (distlock.on-not-acquired)" : "") + ", which returns null, but the "
+                    + "suspend function's return type is not nullable; declare it nullable (such as String?), or use "
+                    + "THROW or CALL_HANDLER");
         }
         return choice;
     }

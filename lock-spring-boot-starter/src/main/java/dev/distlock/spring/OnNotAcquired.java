@@ -11,7 +11,8 @@ public enum OnNotAcquired {
 
     /**
      * Do not run the method: return null, an empty {@code Optional} ({@code OptionalInt}, ...), or nothing for
-     * {@code void}. Not allowed on methods returning a primitive; that fails startup.
+     * {@code void}. Not allowed on methods returning a primitive, nor on a Kotlin suspend function whose return type
+     * is not nullable (or {@code Unit}); that fails startup.
      */
     SKIP,
 

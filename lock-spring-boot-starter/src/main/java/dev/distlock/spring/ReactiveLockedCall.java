@@ -16,7 +16,8 @@ import dev.distlock.reactor.ReactiveLocks;
 import dev.distlock.spring.LockKeyExpressions.EvaluatedKeys;
 
 /**
- * A {@link DistributedLock} call of a method that returns a {@code Mono}, a {@code Flux} or a {@code Publisher}: the
+ * A {@link DistributedLock} call of a method that returns a {@code Mono}, a {@code Flux} or a {@code Publisher}, or of
+ * a Kotlin suspend function (which Spring's proxy runs as a {@code Mono}): the
  * lock is acquired on subscription, the method is invoked once it is held, and the lock is released when its
  * publisher completes, fails or is cancelled. The work finds the handle in its Reactor context under
  * {@link ReactiveLocks#CONTEXT_KEY}. Loaded only for such methods, so Reactor is needed only by their applications.
@@ -27,7 +28,7 @@ final class ReactiveLockedCall {
     }
 
     static Object empty(ResultStyle style) {
-        return (style == ResultStyle.MONO) ? Mono.empty() : Flux.empty();
+        return (style == ResultStyle.FLUX) ? Flux.empty() : Mono.empty();
     }
 
     static Object invoke(AsyncLockService locks, EvaluatedKeys keys, LockedMethod locked, MethodInvocation invocation,
@@ -36,16 +37,16 @@ final class ReactiveLockedCall {
             .onErrorMap(IllegalArgumentException.class, badKey)
             .map(lock -> new Acquired(lock, null))
             .onErrorResume(LockTimeoutException.class, timeout -> Mono.just(new Acquired(null, timeout)));
-        if (locked.style() == ResultStyle.MONO) {
+        if (locked.style() != ResultStyle.FLUX) {
             return acquired.flatMap(attempt -> (attempt.lock() == null)
                     ? Mono.from(alternative(notAcquired, attempt.timeout()))
-                    : Mono.usingWhen(Mono.just(attempt.lock()), lock -> Mono.from(proceed(lock, invocation)),
+                    : Mono.usingWhen(Mono.just(attempt.lock()), lock -> Mono.from(proceed(lock, invocation, locked)),
                             ReactiveLockedCall::release, ReactiveLockedCall::releaseAfterError,
                             ReactiveLockedCall::release));
         }
         return acquired.flatMapMany(attempt -> (attempt.lock() == null)
                 ? Flux.from(alternative(notAcquired, attempt.timeout()))
-                : Flux.usingWhen(Mono.just(attempt.lock()), lock -> proceed(lock, invocation),
+                : Flux.usingWhen(Mono.just(attempt.lock()), lock -> proceed(lock, invocation, locked),
                         ReactiveLockedCall::release, ReactiveLockedCall::releaseAfterError,
                         ReactiveLockedCall::release));
     }
@@ -57,12 +58,18 @@ final class ReactiveLockedCall {
             .acquireAll(keys.keys(), locked.options()) : locks.acquire(keys.keys().get(0), locked.options());
     }
 
-    /** Invokes the method in the lock's scope and gives its publisher the lock in its context. */
+    /**
+     * Invokes the method in the lock's scope and gives its publisher the lock in its context (a suspend function in its
+     * coroutine context too).
+     */
     @SuppressWarnings("unchecked")
-    private static Flux<Object> proceed(LockHandle lock, MethodInvocation invocation) {
+    private static Flux<Object> proceed(LockHandle lock, MethodInvocation invocation, LockedMethod locked) {
         Publisher<Object> work;
         CurrentLock.push(lock);
         try (ScopedLockHandle.Scope scope = ScopedLockHandle.openScope(lock)) {
+            if (locked.style() == ResultStyle.SUSPEND) {
+                SuspendFunctions.putInContext(lock, invocation);
+            }
             work = (Publisher<Object>) invocation.proceed();
         }
         catch (Throwable ex) {

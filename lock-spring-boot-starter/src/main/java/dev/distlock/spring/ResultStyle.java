@@ -11,7 +11,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * How a {@link DistributedLock} method delivers its result, which decides how long its lock is held: until it returns
- * (blocking), or until the future or publisher it returns completes.
+ * (blocking), or until the future or publisher it returns (or the suspend function) completes.
  */
 enum ResultStyle {
 
@@ -25,7 +25,13 @@ enum ResultStyle {
     MONO,
 
     /** Returns Reactor's {@code Flux} or a Reactive Streams {@code Publisher}: as {@link #MONO}. */
-    FLUX;
+    FLUX,
+
+    /**
+     * A Kotlin {@code suspend} function (with lock-kotlin): locked from the call until it completes. Spring's proxy
+     * runs it as a {@code Mono}, so it is locked as {@link #MONO} is.
+     */
+    SUSPEND;
 
     private static final String MONO_TYPE = "reactor.core.publisher.Mono";
 
@@ -38,20 +44,19 @@ enum ResultStyle {
     /**
      * The method's style.
      *
+     * @param classLoader the application's, where lock-kotlin is looked for
      * @throws IllegalArgumentException for an asynchronous method whose lock could not be held for its work: a Kotlin
-     * {@code suspend} function, or a future or publisher type that distlock cannot return
+     * {@code suspend} function without lock-kotlin or returning a {@code Flow}, or a future or publisher type that
+     * distlock cannot return
      */
-    static ResultStyle of(Method method, Class<?> targetClass) {
+    static ResultStyle of(Method method, Class<?> targetClass, @Nullable ClassLoader classLoader) {
         if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
                 || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
             return BLOCKING; // Spring's @Async advice runs outside the lock: the lock wraps the work on the executor
         }
-        Class<?>[] parameters = method.getParameterTypes();
-        if (parameters.length > 0
-                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-            throw new IllegalArgumentException("it is a Kotlin suspend function, which @DistributedLock does not "
-                    + "support yet: its work would run on after the lock was released. Return a Mono or a "
-                    + "CompletableFuture, or lock inside the function with LockService.async()");
+        if (SuspendFunctions.isSuspendFunction(method)) {
+            SuspendFunctions.check(method, classLoader);
+            return SUSPEND;
         }
         Class<?> returnType = method.getReturnType();
         Class<?> asynchronous = asynchronousSupertype(returnType);
@@ -77,7 +82,7 @@ enum ResultStyle {
     @Nullable Object emptyResult() {
         return switch (this) {
             case FUTURE -> CompletableFuture.completedFuture(null);
-            case MONO, FLUX -> ReactiveLockedCall.empty(this);
+            case MONO, FLUX, SUSPEND -> ReactiveLockedCall.empty(this);
             case BLOCKING -> null;
         };
     }

@@ -46,7 +46,7 @@ class AsynchronousMethodTest {
         LockContexts.runner(redis).withBean(FutureWork.class).run(context -> {
             FutureWork work = context.getBean(FutureWork.class);
             CompletableFuture<String> first = work.run("first");
-            Await.until(LIMIT, () -> FutureWork.started.size() == 1, "the first call's body runs under the lock");
+            Await.until(LIMIT, () -> FutureWork.locks.size() == 1, "the first call's body runs under the lock");
             assertThat(FutureWork.locks.get(0)).as("CurrentLock in the method body").isNotNull();
             // the method returned, but its future has not completed: the lock is still held, the second is skipped
             assertThat(work.run("second").get(10, TimeUnit.SECONDS)).isNull();
@@ -106,6 +106,24 @@ class AsynchronousMethodTest {
             assertThat(next).as("nobody took the lock for the cancelled call").isPresent();
             next.get().release();
             assertThat(WaitingMono.calls.get()).as("the cancelled call's method never ran").isZero();
+        });
+    }
+
+    @Test
+    void aWaitingFutureCallItsCallerTimedOutNeverRunsAndLeavesNothingHeld(RedisNode redis) {
+        LockContexts.runner(redis).withBean(WaitingFuture.class).run(context -> {
+            WaitingFuture work = context.getBean(WaitingFuture.class);
+            LockService locks = context.getBean(LockService.class);
+            LockHandle holder = locks.acquire("waiting-future");
+            CompletableFuture<String> waiting = work.run().orTimeout(200, TimeUnit.MILLISECONDS);
+            Await.until(LIMIT, waiting::isDone, "the caller's timeout fires");
+            holder.release();
+            Await.until(LIMIT, () -> {
+                Optional<LockHandle> next = locks.tryAcquire("waiting-future");
+                next.ifPresent(LockHandle::release);
+                return next.isPresent();
+            }, "nobody keeps the lock for the call its caller gave up");
+            assertThat(WaitingFuture.calls.get()).as("the abandoned call's method never ran").isZero();
         });
     }
 
@@ -230,6 +248,17 @@ class AsynchronousMethodTest {
         public Mono<String> run() {
             calls.incrementAndGet();
             return Mono.just("ran");
+        }
+    }
+
+    static class WaitingFuture {
+
+        static final AtomicInteger calls = new AtomicInteger();
+
+        @DistributedLock(key = "'waiting-future'", waitTime = "1m")
+        public CompletableFuture<String> run() {
+            calls.incrementAndGet();
+            return CompletableFuture.completedFuture("ran");
         }
     }
 

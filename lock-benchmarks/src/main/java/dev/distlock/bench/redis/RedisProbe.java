@@ -36,10 +36,18 @@ public final class RedisProbe {
     }
 
     public String serverVersion() {
-        return this.node.call("INFO", "server")
-            .lines()
-            .filter(line -> line.startsWith("redis_version:"))
-            .map(line -> line.substring("redis_version:".length()).trim())
+        return field(this.node.call("INFO", "server"), "redis_version");
+    }
+
+    /** The allocator the server was built with: jemalloc in production builds, libc in the embedded binary. */
+    public String memoryAllocator() {
+        return field(this.node.call("INFO", "memory"), "mem_allocator");
+    }
+
+    private static String field(String info, String name) {
+        return info.lines()
+            .filter(line -> line.startsWith(name + ":"))
+            .map(line -> line.substring(name.length() + 1).trim())
             .findFirst()
             .orElse("unknown");
     }

@@ -47,7 +47,7 @@ public final class Environment {
     }
 
     /** Library versions as resolved on the class path. */
-    public static Map<String, String> libraries(String redisServerVersion) {
+    public static Map<String, String> libraries(String redisServer) {
         Map<String, String> versions = new LinkedHashMap<>();
         versions.put("distlock lock-core", maven("dev.distlock", "lock-core"));
         versions.put("Redisson", maven("org.redisson", "redisson"));
@@ -57,8 +57,7 @@ public final class Environment {
         versions.put("Lettuce", maven("io.lettuce", "lettuce-core"));
         versions.put("Spring Framework", String.valueOf(SpringVersion.getVersion()));
         versions.put("Netty", maven("io.netty", "netty-common"));
-        versions.put("redis-server", redisServerVersion + " (static binary from org.signal:embedded-redis, "
-                + "127.0.0.1, no persistence)");
+        versions.put("redis-server", redisServer);
         return versions;
     }
 

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,7 +31,12 @@ public final class Hold implements LockTarget {
 
     private final String ownerToken;
 
-    private final AtomicInteger holdIds = new AtomicInteger();
+    /**
+     * Hold ids, unique in this JVM, so that one owner token never uses one twice: owners share a token between the
+     * holds of a read/write lock's two sides, and a retried or replayed call must only ever match the acquisition it
+     * retries (see end-hold.lua).
+     */
+    private static final AtomicLong holdIds = new AtomicLong();
 
     /** The granted, unreleased handles: whose lease-lost callbacks run, and whose leases make the hold's. */
     private final Set<LeaseHolder> handles = new LinkedHashSet<>(); // guarded by this
@@ -96,8 +101,9 @@ public final class Hold implements LockTarget {
         return this.firstHandle;
     }
 
+    /** A new acquisition's id: never used before in this JVM (see {@link #holdIds}). */
     public String nextHoldId() {
-        return Integer.toString(this.holdIds.incrementAndGet());
+        return Long.toString(holdIds.incrementAndGet());
     }
 
     /** Counts one more acquisition, unless the hold has ended or its lease is lost. */

@@ -1,6 +1,8 @@
 package dev.distlock.redis.quorum;
 
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -19,7 +21,8 @@ import dev.distlock.internal.DaemonThreads;
 /**
  * The non-blocking side of a {@link QuorumLockService}: each attempt (every master asked at once, as a blocking
  * attempt does) runs on one of a few daemon threads and occupies it for at most the node timeout; between attempts
- * a call waits on one timer thread, holding none. Both start on first use; {@link #close()} stops them.
+ * a call waits on one timer thread, holding none. Both start on first use; {@link #close()} stops them and completes
+ * every pending call; releases still run after it.
  */
 final class QuorumAsync {
 
@@ -32,6 +35,9 @@ final class QuorumAsync {
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
             DaemonThreads.named("distlock-quorum-timer-"));
 
+    /** The calls not yet completed, with their keys: {@link #close()} completes them. */
+    private final Map<CompletableFuture<@Nullable LockHandle>, String> pending = new ConcurrentHashMap<>();
+
     QuorumAsync() {
         this.attempts.allowCoreThreadTimeOut(true);
         this.timer.setRemoveOnCancelPolicy(true);
@@ -41,14 +47,22 @@ final class QuorumAsync {
     CompletableFuture<@Nullable LockHandle> acquire(QuorumAttempt attempt, String key, long startNanos,
             long waitNanos) {
         CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
+        this.pending.put(result, key);
+        result.whenComplete((handle, failure) -> this.pending.remove(result));
+        if (this.attempts.isShutdown()) { // closed since the call was checked: close() may have missed it
+            result.completeExceptionally(closed(key));
+        }
         submit(() -> tryOnce(attempt, key, startNanos, waitNanos, result), result);
         return result;
     }
 
-    /** Releases on an attempt thread, so that the caller's thread (perhaps a Redis client's) never waits. */
+    /**
+     * Releases on an attempt thread, so that the caller's thread (perhaps a Redis client's) never waits; after
+     * {@link #close()} on a thread of its own, since a release still goes through then.
+     */
     CompletableFuture<Void> release(Runnable release) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        submit(() -> {
+        Runnable task = () -> {
             try {
                 release.run();
                 done.complete(null);
@@ -56,7 +70,13 @@ final class QuorumAsync {
             catch (RuntimeException ex) {
                 done.completeExceptionally(ex);
             }
-        }, done);
+        };
+        try {
+            this.attempts.execute(task);
+        }
+        catch (RejectedExecutionException closed) {
+            DaemonThreads.named("distlock-quorum-release-").newThread(task).start();
+        }
         return done;
     }
 
@@ -122,7 +142,8 @@ final class QuorumAsync {
     }
 
     void close() {
-        this.timer.shutdownNow();
         this.attempts.shutdown(); // attempts and releases under way finish
+        this.timer.shutdownNow(); // the next attempts it would start are dropped: their calls complete here
+        this.pending.forEach((result, key) -> result.completeExceptionally(closed(key)));
     }
 }

@@ -71,14 +71,8 @@ final class AsyncScriptRunner {
                 connection = null;
             }
         }
-        byte[][] encodedKeys = new byte[keys.size()][];
-        for (int i = 0; i < encodedKeys.length; i++) {
-            encodedKeys[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
-        }
-        byte[][] encodedArgs = new byte[args.length][];
-        for (int i = 0; i < encodedArgs.length; i++) {
-            encodedArgs[i] = args[i].toString().getBytes(StandardCharsets.UTF_8);
-        }
+        byte[][] encodedKeys = encode(keys.toArray());
+        byte[][] encodedArgs = encode(args);
         CompletableFuture<Long> reply = new CompletableFuture<>();
         RedisConnection dedicated = connection;
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
@@ -141,5 +135,14 @@ final class AsyncScriptRunner {
         }
         DataAccessException translated = exceptions.convert(ex);
         return (translated != null) ? translated : new RedisSystemException(ex.getMessage(), ex);
+    }
+
+    /** Keys or arguments as the bytes Lettuce's byte-array codec sends: UTF-8 of each one's text. */
+    static byte[][] encode(Object[] values) {
+        byte[][] encoded = new byte[values.length][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = values[i].toString().getBytes(StandardCharsets.UTF_8);
+        }
+        return encoded;
     }
 }

@@ -5,11 +5,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -67,14 +70,30 @@ public final class LockScripts {
 
     private final AsyncScriptRunner async;
 
+    /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
+    private final @Nullable AcknowledgedClusterScripts acknowledged;
+
+    /** The grant scripts {@link #acknowledged} runs (those {@link #grantCall} was given). */
+    private final Set<RedisScript<Long>> grantScripts = ConcurrentHashMap.newKeySet();
+
     public LockScripts(StringRedisTemplate redis) {
         this(redis, RestartGrace.none());
     }
 
     public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace) {
+        this(redis, restartGrace, null);
+    }
+
+    /**
+     * @param acknowledged on a Redis Cluster with replica acknowledgements, what runs grants and renewals on their
+     * slot's master followed by WAIT there; else null
+     */
+    public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace,
+            @Nullable AcknowledgedClusterScripts acknowledged) {
         this.redis = redis;
         this.restartGrace = restartGrace;
         this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory());
+        this.acknowledged = acknowledged;
     }
 
     /** The line that includes a shared file, followed by its name (see {@link #read}). */
@@ -124,6 +143,9 @@ public final class LockScripts {
         allKeys.add(this.restartGrace.marker(keys.get(0)));
         Object[] allArgs = java.util.Arrays.copyOf(args, args.length + 1);
         allArgs[args.length] = this.restartGrace.graceMillis();
+        if (this.acknowledged != null) {
+            this.grantScripts.add(script);
+        }
         return new ScriptCall(this, script, allKeys, allArgs);
     }
 
@@ -165,7 +187,8 @@ public final class LockScripts {
         List<String> args = new ArrayList<>(ownerTokens.size() + 1);
         args.add(leaseMillis);
         args.addAll(ownerTokens);
-        List<?> replies = this.redis.execute(script, keys, args.toArray());
+        List<?> replies = (this.acknowledged != null) ? this.acknowledged.renew(script, keys, args.toArray())
+                : this.redis.execute(script, keys, args.toArray());
         if (replies == null) {
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }
@@ -187,6 +210,9 @@ public final class LockScripts {
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
+        if (this.acknowledged != null && this.grantScripts.contains(script)) {
+            return this.acknowledged.grant(script, keys, args);
+        }
         Long reply = this.redis.execute(script, keys, args);
         if (reply == null) {
             // Only inside a pipeline or transaction, which a lock cannot take part in.
@@ -203,9 +229,12 @@ public final class LockScripts {
     /**
      * Runs {@code WAIT} on the shared connection, after the writes this client sent on it: how many replicas
      * acknowledged them within the timeout. Other commands on the shared connection wait behind it meanwhile. Needs
-     * Lettuce.
+     * Lettuce. On a Redis Cluster it ran already, after this thread's last grant or renewal, on that call's node.
      */
     public long waitForReplicas(int replicas, long timeoutMillis) {
+        if (this.acknowledged != null) {
+            return this.acknowledged.acknowledged();
+        }
         Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> {
             if (!(connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> commands)) {
                 throw new IllegalStateException("Replica acknowledgements need a Lettuce connection");

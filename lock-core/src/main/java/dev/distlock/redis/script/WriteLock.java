@@ -2,10 +2,7 @@ package dev.distlock.redis.script;
 
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
-
-import dev.distlock.LockMode;
 
 /**
  * The write side of a read/write lock (structures in {@link ReadLock}). The writer's hash has the plain lock's layout,
@@ -64,11 +61,6 @@ final class WriteLock extends LockType {
     @Override
     public boolean keepsPlace() {
         return true;
-    }
-
-    @Override
-    public @Nullable LockMode sharesOwnerTokenWith() {
-        return LockMode.READ;
     }
 
     @Override

@@ -21,7 +21,8 @@ if refused then
 end
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include add-hold.lua (defines addHold)
-local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain')
+--#include delayed-release.lua (defines heldFor, keepReleased)
+local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain', 'until')
 local owner = state[1]
 local lease = tonumber(ARGV[3])
 local watched = ARGV[4] == '1'
@@ -40,6 +41,13 @@ if owner == ARGV[1] then
 end
 if ARGV[5] == '1' then
   return 0
+end
+local releasedFor = heldFor(owner, state[4])
+if releasedFor then
+  if releasedFor > 0 then
+    return -1 - releasedFor
+  end
+  owner = nil -- a delayed release whose delay has ended: free
 end
 if owner then
   if ARGV[6] == '1' then

@@ -21,7 +21,9 @@ if refused then
 end
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include add-hold.lua (defines addHold)
-local owner = redis.call('HGET', KEYS[1], 'owner')
+--#include delayed-release.lua (defines heldFor, keepReleased)
+local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until')
+local owner = ownerState[1]
 local lease = tonumber(ARGV[3])
 local watched = ARGV[5] == '1'
 local now = redis.call('TIME')
@@ -36,6 +38,10 @@ if owner == ARGV[1] then
 end
 if ARGV[6] == '1' then
   return 0
+end
+local heldMillis = heldFor(owner, ownerState[2]) -- a delayed release: held until its delay ends, by nobody
+if heldMillis == 0 then
+  owner = nil
 end
 for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMillis)) do -- waiters that stopped refreshing
   redis.call('ZREM', KEYS[2], gone)
@@ -79,7 +85,7 @@ if placeLease > 0 then
   end
 end
 if owner then
-  return -1 - redis.call('PTTL', KEYS[1])
+  return -1 - (heldMillis or redis.call('PTTL', KEYS[1]))
 end
 -- Free, but another waiter comes first: try again when its place would lapse, or when its grant names this waiter.
 return -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[3], first) or nowMillis) - nowMillis)

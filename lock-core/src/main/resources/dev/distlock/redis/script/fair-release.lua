@@ -14,6 +14,7 @@ if refused then
   return refused
 end
 --#include end-hold.lua (defines notOwnerReply, keepLongestLease)
+--#include delayed-release.lua (defines heldFor, keepReleased)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
 if state[1] ~= ARGV[1] then
   return notOwnerReply(state, ARGV[1], tonumber(ARGV[7]))
@@ -26,8 +27,7 @@ if redis.call('HINCRBY', KEYS[1], 'holds', -1) > 0 then
   return 2
 end
 if tonumber(ARGV[5]) > 0 then
-  redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1]) -- held, unrenewed (see release.lua)
-  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  keepReleased(KEYS[1], ARGV[1], ARGV[5], ARGV[4]) -- held, unrenewed (see release.lua)
   return 1
 end
 refused = refusedGrant(ARGV[6], ARGV[3]) -- the last hold may wake a waiter: the channel is checked before the writes

@@ -18,6 +18,7 @@ if refused then
 end
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include add-hold.lua (defines addHold)
+--#include delayed-release.lua (defines heldFor, keepReleased)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(ARGV[3])
@@ -35,9 +36,14 @@ else
   if ARGV[6] == '1' then
     return 0
   end
-local writer = redis.call('HGET', KEYS[3], 'owner')
+  local writerState = redis.call('HMGET', KEYS[3], 'owner', 'until')
+  local writer = writerState[1]
+  local writerHeld = heldFor(writer, writerState[2]) -- a writer's delayed release: held until its delay ends
+  if writerHeld == 0 then
+    writer = nil
+  end
   if writer and writer ~= ARGV[1] then
-    return -1 - redis.call('PTTL', KEYS[3])
+    return -1 - (writerHeld or redis.call('PTTL', KEYS[3]))
   end
   if not writer and redis.call('EXISTS', KEYS[4]) == 1 then -- the write holder itself ignores the intent
     return -1 - redis.call('PTTL', KEYS[4])

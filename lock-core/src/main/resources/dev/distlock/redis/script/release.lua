@@ -5,7 +5,8 @@
 -- ARGV[3]  release channel
 -- ARGV[4]  release message: the releasing client's id
 -- ARGV[5]  how long to keep the last fencing token once the lock is free, in milliseconds
--- ARGV[6]  0 to free the lock now; otherwise keep it held, unrenewed, for this many more milliseconds
+-- ARGV[6]  0 to free the lock now; otherwise keep it held, unrenewed, for this many more milliseconds (see
+--          delayed-release.lua)
 -- ARGV[7]  the publish command: PUBLISH, or SPUBLISH for sharded pub/sub on a Redis Cluster
 -- ARGV[8]  the fencing token of the owner's grant
 -- ARGV[9]  '1' when the watchdog renews this hold, '0' for a fixed lease
@@ -20,6 +21,7 @@ if refused then
   return refused
 end
 --#include end-hold.lua (defines notOwnerReply, keepLongestLease)
+--#include delayed-release.lua (defines heldFor, keepReleased)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', ARGV[2], 'waiting')
 if state[1] ~= ARGV[1] then
   return notOwnerReply(state, ARGV[1], tonumber(ARGV[8])) -- 0 for a retried call whose first run freed the lock
@@ -35,10 +37,9 @@ if state[5] ~= '1' then
 end
 if tonumber(ARGV[6]) > 0 then
   -- Nobody, this owner included, acquires it before the delay ends, and no renewal extends it: the owner field no
-  -- longer names a token. Waiters re-check at the expiry.
+  -- longer names a token. Waiters re-check when the delay ends (see delayed-release.lua).
   redis.call('HDEL', KEYS[1], ARGV[2])
-  redis.call('HSET', KEYS[1], 'owner', '(released)', 'released', ARGV[1], 'holds', 0)
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  keepReleased(KEYS[1], ARGV[1], ARGV[6], ARGV[5], 'holds', 0)
   return 1
 end
 -- The owner's last hold: one HDEL of its hold id and the owner's fields.

@@ -18,7 +18,9 @@ if refused then
 end
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include add-hold.lua (defines addHold)
-local owner = redis.call('HGET', KEYS[1], 'owner')
+--#include delayed-release.lua (defines heldFor, keepReleased)
+local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until')
+local owner = ownerState[1]
 local lease = tonumber(ARGV[3])
 local watched = ARGV[6] == '1'
 local now = redis.call('TIME')
@@ -34,6 +36,10 @@ end
 if ARGV[7] == '1' then
   return 0
 end
+local heldMillis = heldFor(owner, ownerState[2]) -- a delayed release: held until its delay ends, by nobody
+if heldMillis == 0 then
+  owner = nil
+end
 local function recordIntent()
   local intent = redis.call('GET', KEYS[3])
   if tonumber(ARGV[5]) > 0 and (not intent or intent == ARGV[1]) then
@@ -42,7 +48,7 @@ local function recordIntent()
 end
 if owner then
   recordIntent()
-  return -1 - redis.call('PTTL', KEYS[1])
+  return -1 - (heldMillis or redis.call('PTTL', KEYS[1]))
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMillis) -- readers whose lease ran out
 local readers = redis.call('ZCARD', KEYS[2])

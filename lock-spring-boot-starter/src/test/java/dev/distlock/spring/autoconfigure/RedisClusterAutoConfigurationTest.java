@@ -1,6 +1,7 @@
 package dev.distlock.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +21,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.test.Await;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.RedisNode;
@@ -27,7 +29,8 @@ import dev.distlock.test.RedisServers;
 
 /**
  * The auto-configured LockService on a Redis Cluster that Boot's own {@code spring.data.redis.cluster.nodes} names,
- * and the topology properties {@code distlock.wait-strategy} and {@code distlock.sharding-proxy}.
+ * and the topology properties {@code distlock.wait-strategy}, {@code distlock.sharding-proxy} and
+ * {@code distlock.replica-acknowledgements}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -96,6 +99,21 @@ class RedisClusterAutoConfigurationTest {
                 assertThat(master.call("PUBSUB", "SHARDCHANNELS")).isEmpty();
                 assertThat(master.call("PUBSUB", "CHANNELS")).isEmpty();
             }
+        });
+    }
+
+    @Test
+    void replicaAcknowledgementsAreAllowedOnTheClusterAndAGrantNoReplicaAcknowledgedIsUndone() {
+        // this cluster has no replicas, so that no grant can be acknowledged
+        runner().withPropertyValues("distlock.replica-acknowledgements.replicas=1",
+                "distlock.replica-acknowledgements.timeout=50ms").run(context -> {
+            assertThat(context).hasNotFailed();
+            LockService locks = context.getBean(LockService.class);
+            assertThatThrownBy(() -> locks.acquire("boot-acknowledged")).isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("only 0 of the 1 replicas");
+            String lock = "distlock:{boot-acknowledged}:lock";
+            assertThat(this.cluster.masterForKey(lock).call("HGET", lock, "owner")).as("the grant was undone")
+                .isNull();
         });
     }
 

@@ -1,0 +1,183 @@
+package dev.distlock.memory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
+import dev.distlock.memory.MemoryHold.Owner;
+
+/**
+ * One lock in the store, as one lock hash in Redis: its holds and its waiters in arrival order, and the rules of its
+ * type for who may be granted it. Each type is a lock of its own: an exclusive, a read/write and a fair lock of one
+ * key do not exclude each other. Guarded by the store's monitor.
+ */
+final class LockState {
+
+    final Id id;
+
+    final List<MemoryHold> holds = new ArrayList<>();
+
+    final List<Waiter> waiters = new ArrayList<>();
+
+    /** When a re-check for the waiters is scheduled (a lease running out frees the lock), or 0. */
+    long recheckNanos;
+
+    LockState(Id id) {
+        this.id = id;
+    }
+
+    /** The owner's valid hold of this type, to re-enter; null when it has none. */
+    @Nullable MemoryHold holdOf(Owner owner, LockMode mode) {
+        for (MemoryHold hold : this.holds) {
+            if (hold.mode == mode && hold.owner.equals(owner) && hold.lostReason() == null) {
+                return hold;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether the type's rules grant a new hold to {@code owner} now, with {@code ahead} still waiting before it.
+     * Exclusive and fair: nobody holds it (fair: and nobody waits ahead). Write: nobody but the owner itself holds the
+     * read lock. Read: no other owner holds the write lock or waits for it ahead, so readers cannot starve a writer.
+     */
+    boolean admits(Owner owner, LockMode mode, List<Waiter> ahead) {
+        return switch (mode) {
+            case EXCLUSIVE -> this.holds.isEmpty();
+            case FAIR -> this.holds.isEmpty() && ahead.isEmpty();
+            case WRITE -> this.holds.stream().allMatch(hold -> hold.owner.equals(owner));
+            case READ -> this.holds.stream().noneMatch(hold -> hold.mode == LockMode.WRITE && !hold.owner.equals(owner))
+                    && (holdOf(owner, LockMode.WRITE) != null || ahead.stream()
+                        .noneMatch(waiter -> waiter.mode() == LockMode.WRITE && !waiter.owner().equals(owner)));
+        };
+    }
+
+    /** Whether another owner holds the lock in a way that excludes {@code hold}'s owner. */
+    boolean heldAgainst(MemoryHold hold) {
+        return this.holds.stream().anyMatch(other -> !other.owner.equals(hold.owner)
+                && !(other.mode == LockMode.READ && hold.mode == LockMode.READ));
+    }
+
+    /** Removes the holds whose lease ran out; those that were held are added to {@code lost}. */
+    void removeExpired(long nowNanos, List<MemoryHold> lost) {
+        this.holds.removeIf(hold -> {
+            if (!hold.expiredAt(nowNanos)) {
+                return false;
+            }
+            if (!hold.isLingering() && hold.lostReason() == null) {
+                hold.markLost(InMemoryLockStore.ranOut(this.id.key()));
+                lost.add(hold);
+            }
+            return true;
+        });
+    }
+
+    /** Removes every hold, as when the lock is deleted from Redis; those that were held are added to {@code lost}. */
+    void removeAll(LeaseLostException reason, List<MemoryHold> lost) {
+        for (MemoryHold hold : this.holds) {
+            if (!hold.isLingering() && hold.lostReason() == null) {
+                hold.markLost(reason);
+                lost.add(hold);
+            }
+        }
+        this.holds.clear();
+    }
+
+    /**
+     * Removes the holds of a closed service, as its leases would end (one left held by {@code releaseAfter} stays for
+     * its time); those that were held are added to {@code lost}.
+     */
+    void removeOf(InMemoryLockService service, LeaseLostException reason, List<MemoryHold> lost) {
+        this.holds.removeIf(hold -> {
+            if (hold.owner.service() != service || hold.isLingering()) {
+                return false;
+            }
+            if (hold.lostReason() == null) {
+                hold.markLost(reason);
+                lost.add(hold);
+            }
+            return true;
+        });
+    }
+
+    /** The earliest end of a lease that is not renewed, or {@link Long#MAX_VALUE}. */
+    long nextExpiryNanos() {
+        long earliest = Long.MAX_VALUE;
+        for (MemoryHold hold : this.holds) {
+            long deadline = hold.deadlineNanos();
+            if (deadline != Long.MAX_VALUE && (earliest == Long.MAX_VALUE || deadline - earliest < 0)) {
+                earliest = deadline;
+            }
+        }
+        return earliest;
+    }
+
+    /** Whether an owner holds the lock at {@code nowNanos} (a lock left held by {@code releaseAfter} has none). */
+    boolean isHeldAt(long nowNanos) {
+        return this.holds.stream().anyMatch(hold -> !hold.isLingering() && !hold.expiredAt(nowNanos));
+    }
+
+    boolean isEmpty() {
+        return this.holds.isEmpty() && this.waiters.isEmpty();
+    }
+
+    /** A lock's identity: its key and its type, where the read and write sides are one lock. */
+    record Id(String key, LockMode type) {
+
+        static Id of(String key, LockMode mode) {
+            return new Id(key, (mode == LockMode.READ) ? LockMode.WRITE : mode);
+        }
+    }
+
+    /** A pending acquisition; its future completes with the handle, or null when the wait ended. */
+    static final class Waiter {
+
+        private final Owner owner;
+
+        private final LockMode mode;
+
+        final String name;
+
+        final LockOptions options;
+
+        final CompletableFuture<@Nullable LockHandle> future;
+
+        @Nullable ScheduledFuture<?> timeout;
+
+        Waiter(Owner owner, String name, LockOptions options, CompletableFuture<@Nullable LockHandle> future) {
+            this.owner = owner;
+            this.mode = options.mode();
+            this.name = name;
+            this.options = options;
+            this.future = future;
+        }
+
+        Owner owner() {
+            return this.owner;
+        }
+
+        LockMode mode() {
+            return this.mode;
+        }
+
+        /** Hands the handle to the waiting caller; releases it when the caller cancelled meanwhile. */
+        static void deliver(CompletableFuture<@Nullable LockHandle> future, LockHandle handle) {
+            if (!future.complete(handle)) {
+                try {
+                    handle.release();
+                }
+                catch (LockException ex) {
+                    // nobody receives this handle, so nobody is owed its failure
+                }
+            }
+        }
+    }
+}

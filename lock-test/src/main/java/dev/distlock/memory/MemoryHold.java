@@ -1,0 +1,166 @@
+package dev.distlock.memory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.HeldLock;
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockMode;
+
+/**
+ * One owner's hold on one lock, as the lock hash in Redis keeps it: the fencing token of the grant and the reentrant
+ * acquisitions open under it. The lease is renewed while any open acquisition asked for the watchdog (in one JVM the
+ * watchdog cannot fail, so such a hold never runs out), and otherwise ends at the latest fixed deadline among them.
+ * Guarded by the store's monitor, except the volatile loss.
+ */
+final class MemoryHold {
+
+    /** The owner of a hold kept after its last release by {@code releaseAfter}: nobody re-enters it. */
+    private static final Object LINGERING = new Object();
+
+    final Owner owner;
+
+    final LockMode mode;
+
+    final long fencingToken;
+
+    final Instant since = Instant.now();
+
+    /** The grant's order in the store, for oldest-first listings. */
+    final long sequence;
+
+    private final List<MemoryLockHandle> handles = new ArrayList<>();
+
+    /**
+     * When the lease ends, on {@link System#nanoTime()}; {@link Long#MAX_VALUE} while the watchdog renews it. Kept
+     * up to date at every change, so that a handle reads it without the store's monitor.
+     */
+    private volatile long deadlineNanos;
+
+    private volatile @Nullable LeaseLostException lost;
+
+    MemoryHold(Owner owner, LockMode mode, long fencingToken, long sequence) {
+        this(owner, mode, fencingToken, sequence, 0);
+    }
+
+    private MemoryHold(Owner owner, LockMode mode, long fencingToken, long sequence, long lingerUntilNanos) {
+        this.owner = owner;
+        this.mode = mode;
+        this.fencingToken = fencingToken;
+        this.sequence = sequence;
+        this.deadlineNanos = lingerUntilNanos;
+    }
+
+    /** A hold of nobody that keeps the lock of {@code ended} until {@code untilNanos}. */
+    static MemoryHold lingering(MemoryHold ended, long untilNanos) {
+        return new MemoryHold(new Owner(ended.owner.service(), LINGERING), ended.mode, ended.fencingToken,
+                ended.sequence, untilNanos);
+    }
+
+    void add(MemoryLockHandle handle) {
+        this.handles.add(handle);
+        this.deadlineNanos = latestDeadline();
+    }
+
+    /** Ends one acquisition; returns whether it was the last. */
+    boolean remove(MemoryLockHandle handle) {
+        this.handles.remove(handle);
+        if (this.handles.isEmpty()) {
+            return true;
+        }
+        this.deadlineNanos = latestDeadline();
+        return false;
+    }
+
+    List<MemoryLockHandle> handles() {
+        return new ArrayList<>(this.handles);
+    }
+
+    boolean watchdog() {
+        for (MemoryLockHandle handle : this.handles) {
+            if (handle.watchdog) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    long deadlineNanos() {
+        return this.deadlineNanos;
+    }
+
+    /** The watchdog's endless deadline if an open acquisition uses it, else the latest fixed one. */
+    private long latestDeadline() {
+        long latest = 0;
+        boolean first = true;
+        for (MemoryLockHandle handle : this.handles) {
+            if (handle.watchdog) {
+                return Long.MAX_VALUE;
+            }
+            if (first || handle.fixedDeadlineNanos - latest > 0) {
+                latest = handle.fixedDeadlineNanos;
+                first = false;
+            }
+        }
+        return latest;
+    }
+
+    boolean expiredAt(long nowNanos) {
+        long deadline = deadlineNanos();
+        return deadline != Long.MAX_VALUE && nowNanos - deadline >= 0;
+    }
+
+    /** Whether the lease is held: not known lost and not past its deadline. */
+    boolean isValid() {
+        return this.lost == null && !expiredAt(System.nanoTime());
+    }
+
+    @Nullable LeaseLostException lostReason() {
+        return this.lost;
+    }
+
+    void markLost(LeaseLostException reason) {
+        this.lost = reason;
+    }
+
+    /**
+     * Runs the lease-lost callbacks of the handles open when the loss was found and tells the listener; called out of
+     * the store's monitor after {@link #markLost}.
+     */
+    void reportLost(List<MemoryLockHandle> open) {
+        LeaseLostException reason = this.lost;
+        if (open.isEmpty() || reason == null) {
+            return;
+        }
+        open.forEach(handle -> handle.leaseLost(reason));
+        this.owner.service().events(listener -> listener.leaseLost(open.get(0), reason));
+    }
+
+    boolean isLingering() {
+        return this.owner.id() == LINGERING;
+    }
+
+    /** What the hold is now, for {@code heldLocks()}; null for a lingering hold. */
+    @Nullable HeldLock snapshot(long nowNanos) {
+        if (this.handles.isEmpty() || expiredAt(nowNanos)) {
+            return null;
+        }
+        long deadline = deadlineNanos();
+        Instant leaseDeadline = (deadline == Long.MAX_VALUE) ? this.handles.get(0).leaseDeadline()
+                : Instant.now().plusNanos(deadline - nowNanos);
+        Object id = this.owner.id();
+        String ownerText = (id instanceof Thread thread) ? "thread " + thread.getName() : String.valueOf(id);
+        return new HeldLock(this.handles.get(0).key(), this.handles.get(0).name(), this.mode, this.since,
+                leaseDeadline, this.fencingToken, ownerText, this.handles.size(), watchdog());
+    }
+
+    /**
+     * Who owns a hold for reentrancy: an owner object (by default the thread) within one service. Equal owners of
+     * different services never share a hold, as their owner tokens differ in Redis.
+     */
+    record Owner(InMemoryLockService service, Object id) {
+    }
+}

@@ -1,0 +1,247 @@
+package dev.distlock.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.HeldLock;
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockHandle;
+import dev.distlock.LockInterruptedException;
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.MultiLockHandle;
+import dev.distlock.NotLockOwnerException;
+import dev.distlock.test.Await;
+
+/** What the in-memory service does beyond the shared contract: the lock types, leases, key sets and async side. */
+class InMemoryLockServiceTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+    private final InMemoryLockStore store = new InMemoryLockStore();
+
+    private final InMemoryLockService locks = this.store.newService();
+
+    private final InMemoryLockService other = this.store.newService();
+
+    @AfterEach
+    void close() {
+        this.locks.close();
+        this.other.close();
+    }
+
+    private static LockOptions mode(LockMode mode) {
+        return LockOptions.defaults().withMode(mode);
+    }
+
+    @Test
+    void readersShareAndAWaitingWriterHoldsBackNewReaders() throws Exception {
+        LockHandle reader = this.locks.acquire("doc:1", mode(LockMode.READ));
+        LockHandle secondReader = this.other.acquire("doc:1", mode(LockMode.READ));
+        CompletableFuture<LockHandle> writer = this.other.async().acquire("doc:1",
+                mode(LockMode.WRITE).withWaitTime(DEADLINE));
+        Await.until(DEADLINE, () -> this.other.tryAcquire("doc:1", mode(LockMode.READ).withOwner("late")).isEmpty(),
+                "the waiting writer holds back a new reader");
+        assertThat(writer).isNotDone();
+        reader.release();
+        secondReader.release();
+        LockHandle written = writer.get(10, TimeUnit.SECONDS);
+        assertThat(this.locks.tryAcquire("doc:1", mode(LockMode.READ))).isEmpty();
+        written.release();
+        assertThat(this.locks.tryAcquire("doc:1", mode(LockMode.READ))).hasValueSatisfying(LockHandle::release);
+    }
+
+    @Test
+    void theWriterMayReadButAReaderIsNeverUpgraded() {
+        try (LockHandle write = this.locks.acquire("doc:2", mode(LockMode.WRITE));
+                LockHandle read = this.locks.acquire("doc:2", mode(LockMode.READ))) {
+            assertThat(read.isHeld()).isTrue();
+            assertThat(this.other.tryAcquire("doc:2", mode(LockMode.READ))).isEmpty();
+        }
+        LockHandle read = this.locks.acquire("doc:2", mode(LockMode.READ));
+        // as the Redis service: two readers upgrading at once would wait for each other
+        assertThatThrownBy(() -> this.locks.tryAcquire("doc:2", mode(LockMode.WRITE)))
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("read lock");
+        read.release();
+        assertThat(this.locks.tryAcquire("doc:2", mode(LockMode.WRITE))).hasValueSatisfying(LockHandle::release);
+    }
+
+    @Test
+    void aFairLockIsGrantedInArrivalOrder() throws Exception {
+        LockHandle holder = this.locks.acquire("queue:1", mode(LockMode.FAIR));
+        LockOptions waiting = mode(LockMode.FAIR).withWaitTime(DEADLINE);
+        CompletableFuture<LockHandle> first = this.other.async().acquire("queue:1", waiting);
+        CompletableFuture<LockHandle> second = this.locks.async().acquire("queue:1", waiting);
+        CompletableFuture<LockHandle> third = this.other.async().acquire("queue:1", waiting);
+        holder.release();
+        LockHandle granted = first.get(10, TimeUnit.SECONDS);
+        assertThat(second).isNotDone();
+        assertThat(third).isNotDone();
+        granted.release();
+        second.get(10, TimeUnit.SECONDS).release();
+        third.get(10, TimeUnit.SECONDS).release();
+        assertThat(this.store.isLocked("queue:1")).isFalse();
+    }
+
+    @Test
+    void aFixedLeaseRunsOutFreesTheLockAndFailsTheRelease() {
+        LockHandle lock = this.locks.acquire("lease:1", LockOptions.defaults().withLeaseTime(Duration.ofMillis(200)));
+        assertThat(lock.leaseDeadline()).isBefore(Instant.now().plusMillis(250));
+        LockHandle next = this.other.acquire("lease:1", LockOptions.defaults().withWaitTime(DEADLINE));
+        assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
+        assertThat(lock.isHeld()).isFalse();
+        assertThatThrownBy(lock::release).isInstanceOf(NotLockOwnerException.class);
+        next.release();
+    }
+
+    @Test
+    void aWatchdogReentryOutlastsAFixedLeaseWhichComesBackInForceAtItsRelease() {
+        Instant fixedEnd = Instant.now().plusMillis(100);
+        LockHandle outer = this.locks.acquire("lease:2", LockOptions.defaults().withLeaseTime(Duration.ofMillis(100)));
+        try (LockHandle inner = this.locks.acquire("lease:2")) {
+            assertThat(this.locks.heldLocks()).singleElement()
+                .satisfies(held -> assertThat(held.holdCount()).isEqualTo(2))
+                .satisfies(held -> assertThat(held.watchdog()).isTrue());
+            assertThat(this.locks.renewingCount()).isEqualTo(1);
+            Await.until(DEADLINE, () -> Instant.now().isAfter(fixedEnd.plusMillis(50)), "the fixed lease is over");
+            assertThat(outer.isHeld()).isTrue();
+            assertThat(inner.leaseDeadline()).isAfter(Instant.now().plusSeconds(20));
+        }
+        // the outer acquisition's fixed lease is back in force, and long over
+        assertThat(outer.isHeld()).isFalse();
+        assertThatThrownBy(outer::release).isInstanceOf(LeaseLostException.class);
+        assertThat(this.store.isLocked("lease:2")).isFalse();
+    }
+
+    @Test
+    void releaseAfterKeepsTheLockFromEverybodyForTheDelay() {
+        LockHandle lock = this.locks.acquire("job:nightly");
+        lock.releaseAfter(Duration.ofMillis(300));
+        assertThat(lock.isHeld()).isFalse();
+        assertThat(this.locks.tryAcquire("job:nightly")).isEmpty();
+        assertThat(this.other.acquire("job:nightly", LockOptions.defaults().withWaitTime(DEADLINE)))
+            .satisfies(LockHandle::release);
+    }
+
+    @Test
+    void aKeySetIsAllOrNothing() {
+        LockHandle held = this.other.acquire("account:2");
+        assertThat(this.locks.tryAcquireAll(List.of("account:1", "account:2"), LockOptions.defaults())).isEmpty();
+        assertThat(this.store.isLocked("account:1")).isFalse();
+        held.release();
+        try (MultiLockHandle set = this.locks.acquireAll(List.of("account:2", "account:1", "account:2"),
+                LockOptions.defaults())) {
+            assertThat(set.members()).extracting(LockHandle::key).containsExactly("account:1", "account:2");
+            assertThat(this.other.tryAcquire("account:1")).isEmpty();
+        }
+        assertThat(this.store.isLocked("account:1")).isFalse();
+    }
+
+    @Test
+    void aCancelledAsyncAcquisitionStopsWaitingAndLeavesNothingHeld() {
+        LockHandle held = this.locks.acquire("async:1");
+        CompletableFuture<LockHandle> waiting = this.other.async().acquire("async:1",
+                LockOptions.defaults().withWaitTime(DEADLINE));
+        waiting.cancel(false);
+        held.release();
+        assertThat(this.store.isLocked("async:1")).isFalse();
+        CompletableFuture<LockHandle> timedOut = this.other.async().acquire("async:1",
+                LockOptions.defaults().withWaitTime(Duration.ofMillis(50)).withOwner("x"));
+        assertThat(timedOut.join()).satisfies(LockHandle::release);
+    }
+
+    @Test
+    void anInterruptedWaiterGivesUpWithItsFlagSet() throws Exception {
+        LockHandle held = this.locks.acquire("interrupt:1");
+        CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                this.other.acquire("interrupt:1", LockOptions.defaults().withWaitTime(DEADLINE));
+                return null;
+            }
+            catch (LockInterruptedException ex) {
+                return Thread.interrupted() ? ex : new AssertionError("interrupt flag not set");
+            }
+        });
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
+        held.release();
+        assertThat(this.store.isLocked("interrupt:1")).isFalse();
+    }
+
+    @Test
+    void anAsyncWaitEndsWithATimeoutAtTheWaitLimit() {
+        LockHandle held = this.locks.acquire("async:2");
+        CompletableFuture<LockHandle> waiting = this.other.async().acquire("async:2",
+                LockOptions.defaults().withWaitTime(Duration.ofMillis(100)));
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .hasCauseInstanceOf(LockTimeoutException.class);
+        held.release();
+    }
+
+    @Test
+    void theListenerHearsOfGrantsReleasesAndLosses() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        InMemoryLockService heard = InMemoryLockService.builder().store(this.store).listener(new LockListener() {
+            @Override
+            public void acquired(LockHandle lock, Duration waited) {
+                events.add("acquired " + lock.name());
+            }
+
+            @Override
+            public void released(LockHandle lock, Duration held) {
+                events.add("released " + lock.name());
+            }
+
+            @Override
+            public void leaseLost(LockHandle lock, LeaseLostException reason) {
+                events.add("lost " + lock.name());
+            }
+        }).build();
+        heard.acquire("stock:1").release();
+        heard.acquire("stock:2");
+        this.store.expire("stock:2");
+        assertThat(events).containsExactly("acquired stock", "released stock", "acquired stock", "lost stock");
+        heard.close();
+    }
+
+    @Test
+    void closingAServiceEndsItsHoldsAndRefusesNewCalls() {
+        LockHandle lock = this.locks.acquire("close:1");
+        List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
+        lock.onLeaseLost(lost::add);
+        this.locks.close();
+        assertThat(lost).singleElement().satisfies(reason -> assertThat(reason).hasMessageContaining("closed"));
+        assertThat(lock.isHeld()).isFalse();
+        assertThat(this.other.tryAcquire("close:1")).hasValueSatisfying(LockHandle::release);
+        assertThatThrownBy(lock::release).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> this.locks.tryAcquire("close:2")).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("closed");
+    }
+
+    @Test
+    void heldLocksShowsTheServicesHoldsOldestFirst() {
+        LockHandle first = this.locks.acquire("report:a", LockOptions.defaults().withName("report"));
+        LockHandle second = this.locks.acquire("report:b", mode(LockMode.READ).withOwner("batch-7"));
+        this.other.acquire("report:c").release();
+        assertThat(this.locks.heldLocks()).extracting(HeldLock::key, HeldLock::owner, HeldLock::mode)
+            .containsExactly(org.assertj.core.groups.Tuple.tuple("report:a", "thread " + Thread.currentThread().getName(),
+                    LockMode.EXCLUSIVE), org.assertj.core.groups.Tuple.tuple("report:b", "batch-7", LockMode.READ));
+        second.release();
+        first.release();
+        assertThat(this.locks.heldLocks()).isEmpty();
+        assertThat(this.locks.ping()).isZero();
+    }
+}
