@@ -11,6 +11,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.LockUnavailableException;
 
 
 /**
@@ -26,7 +27,10 @@ import dev.distlock.LockService;
  * <li>locks are not reentrant, as ShedLock's are not: a second {@code lock} of a held name is refused, also in the
  * same thread;</li>
  * <li>a lost lease (the job outran {@code lockAtMostFor}) is logged as a warning, and the unlock then does not
- * throw.</li>
+ * throw;</li>
+ * <li>while Redis cannot give a lock (unreachable, or in its restart grace) the job is skipped, as when another node
+ * holds the lock: one WARN when the outage begins, one INFO when Redis answers again, and no stack trace each
+ * tick.</li>
  * </ul>
  *
  * <p>The key of a lock is the prefix (default {@value #DEFAULT_KEY_PREFIX}) followed by ShedLock's lock name, so the
@@ -40,6 +44,8 @@ public final class DistributedLockProvider implements ExtensibleLockProvider {
     private final LockService locks;
 
     private final String keyPrefix;
+
+    private final OutageReport outage = new OutageReport();
 
     /** A provider whose keys start with {@value #DEFAULT_KEY_PREFIX}. */
     public DistributedLockProvider(LockService locks) {
@@ -60,12 +66,12 @@ public final class DistributedLockProvider implements ExtensibleLockProvider {
     }
 
     /**
-     * Makes one attempt to take the lock for {@code lockAtMostFor}; empty when another node holds it.
+     * Makes one attempt to take the lock for {@code lockAtMostFor}; empty when another node holds it, and when Redis
+     * cannot give it (unreachable, or refusing new locks for its restart grace: logged once per outage). A grant whose
+     * answer came after {@code lockAtMostFor} had run out is a lock already expired, as with ShedLock's own providers:
+     * the job runs and the lost lease is logged.
      *
      * @throws IllegalArgumentException when the lock's name is no valid key or {@code lockAtMostFor} is out of range
-     * @throws dev.distlock.LockUnavailableException when Redis cannot be reached. A grant whose answer came after
-     * {@code lockAtMostFor} had run out is a lock already expired, as with ShedLock's own providers: the job runs and
-     * the lost lease is logged.
      */
     @Override
     public Optional<SimpleLock> lock(LockConfiguration configuration) {
@@ -74,13 +80,20 @@ public final class DistributedLockProvider implements ExtensibleLockProvider {
         LockOptions options = options(configuration).withOwner(new Object());
         LeaseReport report = new LeaseReport(configuration.getName());
         Optional<LockHandle> handle;
+        LockOptions leased = leased(options, configuration);
         try {
-            handle = this.locks.tryAcquire(key, leased(options, configuration));
+            handle = this.locks.tryAcquire(key, leased);
         }
         catch (LeaseExpiredOnArrivalException ex) {
+            this.outage.answered();
             report.lost(new LeaseLostException(key, ex.getMessage(), ex));
             return Optional.of(new ExpiredSimpleLock(configuration));
         }
+        catch (LockUnavailableException ex) {
+            this.outage.failed(configuration.getName(), ex);
+            return Optional.empty();
+        }
+        this.outage.answered();
         return handle.map(held -> new DistributedSimpleLock(this.locks, configuration, key, options, held, report));
     }
 

@@ -107,6 +107,27 @@ class DistributedLockProviderTest {
         lock.unlock();
     }
 
+    @Test
+    void whileRedisCannotGiveLocksJobsAreSkippedWithOneWarningAndAnInfoWhenItAnswersAgain(RedisNode redis) {
+        DistributedLockProvider graced = new DistributedLockProvider(this.services.service(Duration.ofHours(1)));
+        redis.call("DEL", "distlock:restart-grace"); // the marker of a process older than the grace
+        for (int tick = 0; tick < 3; tick++) {
+            assertThat(graced.lock(config("tick", Duration.ofMinutes(1), Duration.ZERO))).isEmpty();
+        }
+        assertThat(this.log.list).singleElement().satisfies(event -> {
+            assertThat(event.getLevel()).isEqualTo(Level.WARN);
+            assertThat(event.getFormattedMessage()).contains("ShedLock lock 'tick' not taken: Redis refuses new "
+                    + "locks for its restart grace, so scheduled jobs are skipped until it answers");
+            assertThat(event.getThrowableProxy()).isNull();
+        });
+        redis.call("SET", "distlock:restart-grace", "1"); // declares the server fresh
+        graced.lock(config("tick", Duration.ofMinutes(1), Duration.ZERO)).orElseThrow().unlock();
+        assertThat(this.log.list).hasSize(2).last().satisfies(event -> {
+            assertThat(event.getLevel()).isEqualTo(Level.INFO);
+            assertThat(event.getFormattedMessage()).isEqualTo("ShedLock locks are taken again: Redis answers.");
+        });
+    }
+
     private static void pause() {
         try {
             Thread.sleep(5);

@@ -24,6 +24,10 @@ final class RedisServices implements AutoCloseable {
     }
 
     RedisLockService service() {
+        return service(Duration.ZERO); // a fresh test server
+    }
+
+    RedisLockService service(Duration restartGrace) {
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()),
                 LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
@@ -31,7 +35,7 @@ final class RedisServices implements AutoCloseable {
         factory.start();
         this.resources.add(factory::destroy);
         RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory))
-            .restartGrace(Duration.ZERO) // a fresh test server
+            .restartGrace(restartGrace)
             .build();
         this.resources.add(service);
         return service;

@@ -85,7 +85,8 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
     private static LockKeyException badKey(LockedMethod locked, EvaluatedKeys keys, IllegalArgumentException ex) {
         return new LockKeyException(locked.method(), locked.keyText(), "evaluated to "
-                + KeyText.quote(keys.toString()) + ", which is not a valid lock key: " + ex.getMessage(), ex);
+                + KeyText.quote(keys.toString()) + ", which is not a valid lock key: " + ex.getMessage(),
+                LockKeyException.ruleOf(ex.getMessage()), ex);
     }
 
     private @Nullable Object proceedHolding(LockHandle lock, LockedMethod locked, MethodInvocation invocation)

@@ -152,7 +152,7 @@ final class LockKeyExpressions extends CachedExpressionEvaluator {
         String key = value.toString();
         if (key == null || key.isBlank()) {
             throw new LockKeyException(locked.method(), locked.keyText(),
-                    which + "evaluated to a blank text " + KeyText.quote(key), null);
+                    which + "evaluated to a blank text " + KeyText.quote(key), "a lock key must not be blank", null);
         }
         return key;
     }

@@ -1,10 +1,14 @@
 package dev.distlock.spring.actuate;
 
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 import dev.distlock.LockInspection;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.spring.RestartGraceMonitor;
 
 /**
  * The health of a {@link LockInspection}: {@code DOWN} when Redis does not answer a PING through the service's
@@ -12,15 +16,25 @@ import dev.distlock.LockUnavailableException;
  * ({@link LockInspection#overdueRenewalCount()}: a watched lease not renewed for two renewal intervals, which is
  * lost if renewal does not catch up by its deadline). Otherwise {@code UP}. Details: {@code redis}
  * ({@code reachable} or {@code unreachable}, with the {@code error}), {@code heldLocks}, {@code renewing},
- * {@code overdueRenewals} and {@code renewalInterval}.
+ * {@code overdueRenewals} and {@code renewalInterval}; while Redis refuses new locks for its restart grace (as met by a
+ * refusal, see {@link RestartGraceMonitor}), {@code restartGrace} with {@code resumesIn} and {@code message}, the
+ * status staying {@code UP}: held locks go on, and the grace ends by itself.
  */
 public class LockServiceHealthIndicator implements HealthIndicator {
 
     private final LockInspection lockService;
 
+    private final @Nullable RestartGraceMonitor restartGrace;
+
     /** Reports the health of {@code lockService}. */
     public LockServiceHealthIndicator(LockInspection lockService) {
+        this(lockService, null);
+    }
+
+    /** Reports the health of {@code lockService} and the restart grace {@code restartGrace} saw it meet. */
+    public LockServiceHealthIndicator(LockInspection lockService, @Nullable RestartGraceMonitor restartGrace) {
         this.lockService = lockService;
+        this.restartGrace = restartGrace;
     }
 
     @Override
@@ -36,6 +50,10 @@ public class LockServiceHealthIndicator implements HealthIndicator {
         int overdue = this.lockService.overdueRenewalCount();
         if (overdue > 0) {
             health.down();
+        }
+        Map<String, Object> grace = (this.restartGrace != null) ? this.restartGrace.state() : null;
+        if (grace != null) {
+            health.withDetail("restartGrace", grace);
         }
         return health.withDetail("heldLocks", this.lockService.heldLocks().size())
             .withDetail("renewing", this.lockService.renewingCount())

@@ -8,7 +8,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -16,6 +18,7 @@ import dev.distlock.LockListener;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.RedisLockServiceBuilder;
+import dev.distlock.spring.RestartGraceMonitor;
 
 /**
  * Registers a {@link RedisLockService} as the {@link LockService}, on the context's {@link StringRedisTemplate} (or
@@ -32,13 +35,13 @@ public final class DistributedLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockService.class)
     RedisLockService redisLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
-            ObjectProvider<StringRedisTemplate> templates, ObjectProvider<RedisConnectionFactory> connectionFactories,
-            ObjectProvider<LockListener> listeners) {
+            RestartGraceMonitor restartGrace, ObjectProvider<StringRedisTemplate> templates,
+            ObjectProvider<RedisConnectionFactory> connectionFactories, ObjectProvider<LockListener> listeners) {
         RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories))
             .keyPrefix(properties.getKeyPrefix())
             .defaultWaitTime(properties.getDefaultWaitTime())
             .watchdogLease(properties.getWatchdog().getLease())
-            .restartGrace(safety.getRestartGrace())
+            .restartGrace(restartGrace.grace())
             .evictionPolicyCheck(safety.getEvictionPolicyCheck())
             .shardingProxy(properties.isShardingProxy())
             .logKeys(properties.isLogKeys())
@@ -64,11 +67,31 @@ public final class DistributedLockAutoConfiguration {
         return builder.build();
     }
 
+    /**
+     * Logs the restart grace when a lock first meets it and reports it to the health details; also holds the grace in
+     * force, which is 0 for a Redis the application started itself (see {@link FreshRedis}).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    RestartGraceMonitor distributedLockRestartGraceMonitor(DistributedLockSafetyProperties safety,
+            Environment environment, ObjectProvider<DataRedisConnectionDetails> connectionDetails) {
+        return new RestartGraceMonitor(FreshRedis.restartGrace(safety, environment, connectionDetails.getIfUnique()));
+    }
+
     @Bean
     @ConditionalOnMissingBean
     LockServiceLifecycle distributedLockServiceLifecycle(ObjectProvider<RedisLockService> lockServices,
             DistributedLockProperties properties) {
         return new LockServiceLifecycle(lockServices, properties.isVerifyAccessOnStartup());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedisDownShutdown distributedLockRedisDownShutdown(ObjectProvider<RedisLockService> lockServices,
+            ObjectProvider<StringRedisTemplate> templates, ObjectProvider<RedisConnectionFactory> connectionFactories) {
+        StringRedisTemplate template = templates.getIfUnique();
+        return new RedisDownShutdown(lockServices, (template != null) ? template.getConnectionFactory()
+                : connectionFactories.getIfUnique());
     }
 
     private static StringRedisTemplate template(ObjectProvider<StringRedisTemplate> templates,

@@ -1,5 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -9,6 +10,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 import dev.distlock.LockInspection;
+import dev.distlock.spring.RestartGraceMonitor;
 import dev.distlock.spring.actuate.LockServiceHealthIndicator;
 
 /**
@@ -24,7 +26,8 @@ public final class DistributedLockHealthAutoConfiguration {
     @Bean
     @ConditionalOnEnabledHealthIndicator("distlock")
     @ConditionalOnMissingBean(name = "distlockHealthIndicator")
-    LockServiceHealthIndicator distlockHealthIndicator(LockInspection lockService) {
-        return new LockServiceHealthIndicator(lockService);
+    LockServiceHealthIndicator distlockHealthIndicator(LockInspection lockService,
+            ObjectProvider<RestartGraceMonitor> restartGrace) {
+        return new LockServiceHealthIndicator(lockService, restartGrace.getIfUnique());
     }
 }

@@ -74,33 +74,76 @@ final class DistributedLockPropertyNames {
         return false;
     }
 
+    /**
+     * The valid name an environment variable stands for: {@code DISTLOCK_DEFAULT_WAIT_TIME} arrives as
+     * {@code distlock.default.wait.time} and {@code DISTLOCK_DEFAULTWAITTIME} as {@code distlock.defaultwaittime}, both
+     * {@code distlock.default-wait-time}. {@code name} itself when none matches.
+     */
+    String fromEnvironment(String name) {
+        String loose = loose(name);
+        for (String known : this.types.keySet()) {
+            if (loose(known).equals(loose)) {
+                return known;
+            }
+        }
+        return name;
+    }
+
+    private static String loose(String name) {
+        return name.replace(".", "").replace("-", "").replace("_", "");
+    }
+
     /** Whether {@code name} is a {@link Duration} property. */
     boolean isDuration(String name) {
         return Duration.class.getName().equals(this.types.get(name));
     }
 
     /**
-     * The valid name closest to {@code name}, or null when none is known: by edit distance, less a bonus for each word
-     * they share, larger for the first word of the last part ({@code distlock.wait-time} is nearer
-     * {@code distlock.default-wait-time} than {@code distlock.wait-strategy}, {@code distlock.lease-time} nearer
-     * {@code distlock.watchdog.lease} than {@code distlock.default-wait-time}).
+     * The valid name {@code name} most likely was meant as, or null when none is close enough to suggest. Close enough
+     * is a typo (an edit distance of 2, 3 for a last part over 8 characters), or the same words under the same or a
+     * deeper parent: every word of the last part within the candidate's last part ({@code distlock.wait-time} and
+     * {@code distlock.default-wait-time}), or the first word being the candidate's last part ({@code distlock.lease-time}
+     * and {@code distlock.watchdog.lease}). Of these, the nearest by edit distance less a bonus for each shared word.
+     * Unrelated names ({@code distlock.redis.service.host}) get no suggestion.
      */
     @Nullable String nearest(String name) {
         Set<String> words = words(name);
-        String lastPart = name.substring(name.lastIndexOf('.') + 1);
-        String mainWord = lastPart.split("-")[0];
+        String parent = parent(name);
+        String lastPart = lastPart(name);
+        List<String> lastWords = Arrays.asList(lastPart.split("-"));
+        String mainWord = lastWords.get(0);
+        int typoDistance = (lastPart.length() > 8) ? 3 : 2;
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : this.types.keySet()) {
+            int editDistance = distance(name, candidate);
+            String candidateLast = lastPart(candidate);
+            String candidateParent = parent(candidate);
+            boolean underParent = candidateParent.equals(parent) || candidateParent.startsWith(parent + ".");
+            boolean close = editDistance <= typoDistance
+                    || (underParent && Arrays.asList(candidateLast.split("-")).containsAll(lastWords))
+                    || (underParent && candidateLast.equals(mainWord));
+            if (!close) {
+                continue;
+            }
             Set<String> shared = words(candidate);
             shared.retainAll(words);
-            int distance = distance(name, candidate) - 3 * shared.size() - (shared.contains(mainWord) ? 6 : 0);
+            int distance = editDistance - 3 * shared.size() - (shared.contains(mainWord) ? 6 : 0);
             if (distance < bestDistance) {
                 best = candidate;
                 bestDistance = distance;
             }
         }
         return best;
+    }
+
+    private static String parent(String name) {
+        int dot = name.lastIndexOf('.');
+        return (dot < 0) ? "" : name.substring(0, dot);
+    }
+
+    private static String lastPart(String name) {
+        return name.substring(name.lastIndexOf('.') + 1);
     }
 
     private static Set<String> words(String name) {

@@ -1,20 +1,29 @@
 package dev.distlock.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.distlock.LockService;
 import dev.distlock.spring.LockContexts;
@@ -22,7 +31,9 @@ import dev.distlock.spring.LockContexts;
 /**
  * Unknown {@code distlock.*} properties and duration properties without a unit stop startup, naming the property and
  * the nearest valid one; the valid names include those of any {@code @ConfigurationProperties} bound under
- * {@code distlock}, such as another module's. Nothing here reaches Redis: the check runs before the startup check.
+ * {@code distlock}, such as another module's. Only configuration (files, arguments, test properties) stops startup:
+ * environment variables and system properties, which Kubernetes and build tools set for their own reasons, are logged
+ * at most. Nothing here reaches Redis: the check runs before the startup check.
  */
 class DistributedLockPropertiesCheckTest {
 
@@ -88,6 +99,86 @@ class DistributedLockPropertiesCheckTest {
     void distlockEnabledFalseChecksNothing(String setting) {
         runner().withPropertyValues(setting, "distlock.enabled=false")
             .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void anUnrelatedNameGetsNoSuggestion() {
+        runner().withPropertyValues("distlock.redis.service.host=10.0.0.7").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("distlock.redis.service.host (set in ")
+                .hasMessageContaining("is not a distlock property")
+                .hasMessageNotContaining("did you mean");
+        });
+    }
+
+    /** What Kubernetes injects for a Service named distlock-redis, in every pod of its namespace. */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void kubernetesServiceVariablesDoNotStopStartup(CapturedOutput output) {
+        Map<String, Object> variables = Map.of("DISTLOCK_REDIS_SERVICE_HOST", "10.0.0.7",
+                "DISTLOCK_REDIS_SERVICE_PORT", "6379", "DISTLOCK_REDIS_PORT", "tcp://10.0.0.7:6379",
+                "DISTLOCK_REDIS_PORT_6379_TCP_ADDR", "10.0.0.7");
+        runner().withInitializer(context -> context.getEnvironment().getPropertySources()
+            .addLast(new SystemEnvironmentPropertySource("test-systemEnvironment", variables)))
+            .run(context -> assertThat(context).hasNotFailed().hasSingleBean(LockService.class));
+        assertThat(output).doesNotContain("distlock.redis");
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aLikelyTypoInAnEnvironmentVariableIsAWarning(CapturedOutput output) {
+        Map<String, Object> variables = Map.of("DISTLOCK_WATCHDOG_LEESE", "10s", "DISTLOCK_DEFAULT_WAIT_TIME", "30");
+        runner().withInitializer(context -> context.getEnvironment().getPropertySources()
+            .addLast(new SystemEnvironmentPropertySource("test-systemEnvironment", variables)))
+            .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("WARN")
+            .contains("distlock.watchdog.leese (set in ")
+            .contains("did you mean distlock.watchdog.lease?")
+            .contains("distlock.default-wait-time (set in ")
+            .contains("is 30 with no unit");
+    }
+
+    @Test
+    void systemPropertiesOfBuildToolsAndTestSupportDoNotStopStartup() {
+        runner().withSystemProperties("distlock.version=0.2.0", "distlock.test.redis=binary")
+            .run(context -> assertThat(context).hasNotFailed());
+        runner().withPropertyValues("distlock.test.redis=container", "distlock.test.nutcracker=/usr/sbin/nutcracker")
+            .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void theCheckCanOnlyWarnOrBeOff(CapturedOutput output) {
+        runner().withPropertyValues("distlock.wait-time=5s", "distlock.properties-check=warn")
+            .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("distlock.wait-time (set in ")
+            .contains("did you mean distlock.default-wait-time?");
+        runner().withPropertyValues("distlock.lock-timeout=5s", "distlock.properties-check=off")
+            .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("distlock.lock-timeout");
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aTypoInApplicationYmlStopsStartupNamingFileAndLineInBootsFailureReport(CapturedOutput output) {
+        SpringApplicationBuilder application = new SpringApplicationBuilder(TypoApplication.class)
+            .web(WebApplicationType.NONE)
+            .properties("spring.config.location=classpath:/properties-check/typo.yml");
+        assertThatThrownBy(() -> {
+            try (ConfigurableApplicationContext context = application.run()) {
+                assertThat(context).isNull();
+            }
+        }).isInstanceOf(InvalidDistributedLockPropertiesException.class);
+        assertThat(output).contains("APPLICATION FAILED TO START")
+            .contains("distlock.watchdog.leese (set in class path resource [properties-check/typo.yml] - 8:")
+            .contains("did you mean distlock.watchdog.lease?")
+            .contains("distlock.properties-check=warn");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
+            DistributedLockAutoConfiguration.class, DistributedLockPropertiesCheckAutoConfiguration.class })
+    static class TypoApplication {
     }
 
     /** Stands for another module's properties under distlock, such as distlock.shedlock.*. */
