@@ -37,9 +37,9 @@ enum ResultStyle {
 
     private static final String FLUX_TYPE = "reactor.core.publisher.Flux";
 
-    /** Return types whose work goes on after the method returns. */
+    /** Return types whose work goes on after the method returns (a Kotlin Flow runs when it is collected). */
     private static final Set<String> ASYNCHRONOUS_TYPES = Set.of("java.util.concurrent.CompletionStage",
-            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
+            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
 
     /**
      * The method's style.

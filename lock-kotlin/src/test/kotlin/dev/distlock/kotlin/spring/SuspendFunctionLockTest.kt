@@ -203,6 +203,15 @@ class SuspendFunctionLockTest {
         }
     }
 
+    @Test
+    fun aPlainFunctionReturningAFlowFailsStartup(redis: RedisNode) {
+        // the flow runs when it is collected, after the method returned: its lock would be released before
+        runner(redis).withBean(ReturnsPlainFlow::class.java).run { context ->
+            assertThat(context.startupFailure).rootCause()
+                .hasMessageContaining("the method returns Flow")
+        }
+    }
+
     private fun runner(redis: RedisNode): ApplicationContextRunner = ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java,
             PropertyPlaceholderAutoConfiguration::class.java, DataRedisAutoConfiguration::class.java,
@@ -285,6 +294,12 @@ class SuspendFunctionLockTest {
 
         @DistributedLock(key = "'flow'")
         open suspend fun values(): Flow<String> = flowOf("a")
+    }
+
+    open class ReturnsPlainFlow {
+
+        @DistributedLock(key = "'flow'")
+        open fun values(): Flow<String> = flowOf("a")
     }
 
     private companion object {
