@@ -91,6 +91,8 @@ final class LockEngine {
     /** Subscribes for non-blocking waiters, off the timer, so that a slow subscription delays no pause or timeout. */
     private volatile @Nullable ThreadPoolExecutor subscribing;
 
+    private final Executor subscriber = this::subscribe;
+
     /** The non-blocking acquisitions not yet completed, which {@link #close()} completes. */
     final Set<AsyncAcquisition> pendingAsync = ConcurrentHashMap.newKeySet();
 
@@ -205,29 +207,31 @@ final class LockEngine {
      * Once the service is closed nothing subscribes any more; {@link #close()} completes the waiting calls.
      */
     Executor subscriber() {
-        return task -> {
-            ThreadPoolExecutor executor = this.subscribing;
-            if (executor == null) {
-                synchronized (this) {
-                    executor = this.subscribing;
-                    if (executor == null) {
-                        executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                                DaemonThreads.named("distlock-subscribe-"));
-                        executor.allowCoreThreadTimeOut(true);
-                        if (this.closed) {
-                            executor.shutdown();
-                        }
-                        this.subscribing = executor;
+        return this.subscriber;
+    }
+
+    private void subscribe(Runnable task) {
+        ThreadPoolExecutor executor = this.subscribing;
+        if (executor == null) {
+            synchronized (this) {
+                executor = this.subscribing;
+                if (executor == null) {
+                    executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                            DaemonThreads.named("distlock-subscribe-"));
+                    executor.allowCoreThreadTimeOut(true);
+                    if (this.closed) {
+                        executor.shutdown();
                     }
+                    this.subscribing = executor;
                 }
             }
-            try {
-                executor.execute(task);
-            }
-            catch (RejectedExecutionException ex) {
-                logger.debug("Not subscribing: the service is closed");
-            }
-        };
+        }
+        try {
+            executor.execute(task);
+        }
+        catch (RejectedExecutionException ex) {
+            logger.debug("Not subscribing: the service is closed");
+        }
     }
 
     /**
