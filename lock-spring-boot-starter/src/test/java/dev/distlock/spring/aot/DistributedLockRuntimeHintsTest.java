@@ -126,9 +126,10 @@ class DistributedLockRuntimeHintsTest {
     }
 
     /** The starter's own file, not another module's of the same name. */
+    /** A resource of the starter itself: its classes folder, or its jar when another module's build tests it. */
     private static URL starterResource(String name) throws IOException {
         URL classes = DistributedLockRuntimeHints.class.getProtectionDomain().getCodeSource().getLocation();
-        return new URL(classes, name);
+        return classes.getPath().endsWith(".jar") ? new URL("jar:" + classes + "!/" + name) : new URL(classes, name);
     }
 
     public record Order(String id) {
