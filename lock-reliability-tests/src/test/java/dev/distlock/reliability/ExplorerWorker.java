@@ -405,6 +405,10 @@ final class ExplorerWorker implements Runnable {
      * once, a few times: the path where a retried release must only ever match the acquisition it retries.
      */
     private void upgradeChurn() {
+        if (this.random.nextBoolean()) {
+            writeThenReadChurn();
+            return;
+        }
         this.journal.operation("read+write churn");
         Object ownerObject = new Object();
         String owner = "s" + this.serviceIndex + "-o" + OWNERS.incrementAndGet();
@@ -442,13 +446,80 @@ final class ExplorerWorker implements Runnable {
             long releaseStart = System.nanoTime();
             CompletableFuture<Void> released = writeLock.releaseAsync();
             this.run.track(released, 5 * COMMAND_MILLIS, "releaseAsync of write lock of " + owner);
-            checks.add(() -> finishRelease(writeHolding, released, releaseStart, deadlineLeft, writeGranted, 0));
+            checks.add(() -> finishRelease(writeHolding, released, releaseStart, deadlineLeft, writeGranted, 0,
+                    "releaseAsync"));
         }
         for (Runnable check : checks) {
             check.run();
         }
         this.run.section(read, owner, readLock.fencingToken(), readStart, System.nanoTime(), readLock.isHeld());
         release(readLock, read, List.of(readHolding), readGranted);
+    }
+
+    /**
+     * An explicit owner holding the write lock reads, releases the read lock without waiting and reads again, a few
+     * times; then it gives up the write lock and reads on: a retried read release must not end the later read.
+     */
+    private void writeThenReadChurn() {
+        this.journal.operation("write+read churn");
+        Object ownerObject = new Object();
+        String owner = "s" + this.serviceIndex + "-o" + OWNERS.incrementAndGet();
+        Target read = new Target(RW_KEY, LockMode.READ);
+        Target write = new Target(RW_KEY, LockMode.WRITE);
+        long start = System.nanoTime();
+        LockHandle writeLock;
+        try {
+            writeLock = this.service.acquire(RW_KEY, options(LockMode.WRITE, 1500).withOwner(ownerObject));
+        }
+        catch (RuntimeException ex) {
+            failedAttempt(write, start, System.nanoTime(), ex, 1500);
+            return;
+        }
+        long writeGranted = System.nanoTime();
+        Holding writeHolding = new Holding(writeLock, write, owner);
+        long writeStart = System.nanoTime();
+        this.run.write(RW_KEY, writeLock.fencingToken());
+        List<Runnable> checks = new ArrayList<>();
+        int rounds = 1 + this.random.nextInt(4);
+        for (int i = 0; i < rounds; i++) {
+            LockHandle readLock;
+            try {
+                readLock = this.service.acquire(RW_KEY, options(LockMode.READ, 300).withOwner(ownerObject));
+            }
+            catch (RuntimeException ex) {
+                this.journal.log("read of write holder " + owner + ": " + describe(ex));
+                break;
+            }
+            long readGranted = System.nanoTime();
+            Holding readHolding = new Holding(readLock, read, owner);
+            sleep(this.random.nextInt(20));
+            long deadlineLeft = millisLeft(readLock);
+            long releaseStart = System.nanoTime();
+            CompletableFuture<Void> released = readLock.releaseAsync();
+            this.run.track(released, 5 * COMMAND_MILLIS, "releaseAsync of read lock of " + owner);
+            checks.add(() -> finishRelease(readHolding, released, releaseStart, deadlineLeft, readGranted, 0,
+                    "releaseAsync"));
+        }
+        LockHandle lastRead = null;
+        try {
+            lastRead = this.service.acquire(RW_KEY, options(LockMode.READ, 300).withOwner(ownerObject));
+        }
+        catch (RuntimeException ex) {
+            this.journal.log("read of write holder " + owner + ": " + describe(ex));
+        }
+        long lastReadGranted = System.nanoTime();
+        this.run.section(write, owner, writeLock.fencingToken(), writeStart, System.nanoTime(), writeLock.isHeld());
+        release(writeLock, write, List.of(writeHolding), writeGranted);
+        if (lastRead != null) {
+            Holding lastHolding = new Holding(lastRead, read, owner);
+            long readStart = System.nanoTime();
+            sleep(100 + this.random.nextInt(300));
+            this.run.section(read, owner, lastRead.fencingToken(), readStart, System.nanoTime(), lastRead.isHeld());
+            release(lastRead, read, List.of(lastHolding), lastReadGranted);
+        }
+        for (Runnable check : checks) {
+            check.run();
+        }
     }
 
     // ---- holding and releasing -------------------------------------------------------------------------------------
@@ -527,12 +598,13 @@ final class ExplorerWorker implements Runnable {
         }
         this.run.track(released, 5 * COMMAND_MILLIS, kinds[how] + " of " + target);
         for (Holding holding : holdings) {
-            finishRelease(holding, released, start, deadlineLeft, granted, delay);
+            finishRelease(holding, released, start, deadlineLeft, granted, delay,
+                    kinds[how] + (how == 2 ? "(" + delay + " ms)" : ""));
         }
     }
 
     private void finishRelease(Holding holding, CompletableFuture<Void> released, long start, long deadlineLeft,
-            long granted, long delayMillis) {
+            long granted, long delayMillis, String how) {
         Throwable failure = null;
         try {
             released.get(5 * COMMAND_MILLIS + ExplorerSettings.MARGIN_MILLIS, TimeUnit.MILLISECONDS);
@@ -556,7 +628,7 @@ final class ExplorerWorker implements Runnable {
             this.journal.log("release of " + holding.target + " of " + holding.owner + " failed: " + describe(failure));
         }
         if (failure instanceof LeaseLostException && holding.lostAt == 0 && deadlineLeft > tookMillis + 300) {
-            this.journal.violation("release of " + holding.target + " by " + holding.owner + " (token "
+            this.journal.violation(how + " of " + holding.target + " by " + holding.owner + " (token "
                     + holding.lock.fencingToken() + ") reported a lost lease although the lease had " + deadlineLeft
                     + " ms left and the release took " + tookMillis + " ms: " + describe(failure));
         }
