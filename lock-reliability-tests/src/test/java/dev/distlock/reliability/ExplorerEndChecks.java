@@ -104,8 +104,9 @@ final class ExplorerEndChecks {
         try {
             keeperLock = keeper.acquire(contended, LockOptions.defaults().withWaitTime(Duration.ofSeconds(5))
                 .withLeaseTime(Duration.ofSeconds(3)).withOwner(new Object()));
+            // a fixed lease: close() stops the watchdog, and the check below is about the release, not the lease
             closingLock = closing.acquire(held, LockOptions.defaults().withWaitTime(Duration.ofSeconds(5))
-                .withOwner(new Object()));
+                .withLeaseTime(Duration.ofSeconds(20)).withOwner(new Object()));
         }
         catch (RuntimeException ex) {
             this.journal.violation("could not take a free lock after the run: " + ExplorerWorker.describe(ex));
