@@ -50,6 +50,8 @@ final class ExplorerRun {
 
     private volatile boolean stopping;
 
+    private final List<FaultProxy> proxies = new CopyOnWriteArrayList<>();
+
     ExplorerRun(ExplorerSettings settings) {
         this.settings = settings;
     }
@@ -73,7 +75,7 @@ final class ExplorerRun {
         try (RedisServers servers = RedisServers.create(); Clients clients = new Clients()) {
             RedisNode redis = servers.start();
             RedisNode resourceServer = servers.start();
-            List<FaultProxy> proxies = new ArrayList<>();
+            List<FaultProxy> proxies = this.proxies;
             List<RedisLockService> services = new ArrayList<>();
             try {
                 StringRedisTemplate resourceClient = clients.template(resourceServer.port(), Duration.ofSeconds(5));
@@ -139,6 +141,24 @@ final class ExplorerRun {
         return new ExplorerResult(this.settings.seed(), Duration.ofNanos(System.nanoTime() - started),
                 this.journal.operationCounts(), this.journal.faultCounts(), this.journal.checkCount(),
                 this.journal.violations(), this.journal.excerpt());
+    }
+
+    /**
+     * A fault attached to an operation (drawn from the worker's seed): the replies of the next few milliseconds on
+     * the service's connections are delayed past the command timeout by 5-85 ms, so that the call sent now times out
+     * while one sent a little later does not. Only when reply delays are among the run's faults.
+     */
+    boolean delayRepliesNow(int service, Random random) {
+        if (!this.settings.faults().contains("reply-delay")) {
+            return false;
+        }
+        long delay = ExplorerSettings.COMMAND_TIMEOUT.toMillis() + 5 + random.nextInt(80);
+        long now = System.nanoTime();
+        this.proxies.get(service).delayReplies(Duration.ofMillis(3), Duration.ofMillis(delay));
+        this.journal.fault("reply-delay attached to an operation", now,
+                now + TimeUnit.MILLISECONDS.toNanos(delay + 1000));
+        this.journal.log("FAULT service " + service + ": replies of 3 ms delayed by " + delay + " ms (attached)");
+        return true;
     }
 
     static List<String> allKeys() {

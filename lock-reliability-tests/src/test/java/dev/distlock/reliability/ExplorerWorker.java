@@ -96,8 +96,11 @@ final class ExplorerWorker implements Runnable {
                 else if (pick < 87) {
                     reenter();
                 }
-                else {
+                else if (pick < 95) {
                     upgradeChurn();
+                }
+                else {
+                    undoneGrantWithWaiter();
                 }
             }
             catch (RuntimeException ex) {
@@ -443,8 +446,12 @@ final class ExplorerWorker implements Runnable {
             Holding writeHolding = new Holding(writeLock, write, owner);
             section(writeHolding);
             long deadlineLeft = millisLeft(writeLock);
+            boolean attached = this.random.nextBoolean() && this.run.delayRepliesNow(this.serviceIndex, this.random);
             long releaseStart = System.nanoTime();
             CompletableFuture<Void> released = writeLock.releaseAsync();
+            if (attached) {
+                sleep(this.random.nextInt(90));
+            }
             this.run.track(released, 5 * COMMAND_MILLIS, "releaseAsync of write lock of " + owner);
             checks.add(() -> finishRelease(writeHolding, released, releaseStart, deadlineLeft, writeGranted, 0,
                     "releaseAsync"));
@@ -494,11 +501,15 @@ final class ExplorerWorker implements Runnable {
             Holding readHolding = new Holding(readLock, read, owner);
             sleep(this.random.nextInt(20));
             long deadlineLeft = millisLeft(readLock);
+            boolean attached = this.random.nextBoolean() && this.run.delayRepliesNow(this.serviceIndex, this.random);
             long releaseStart = System.nanoTime();
             CompletableFuture<Void> released = readLock.releaseAsync();
             this.run.track(released, 5 * COMMAND_MILLIS, "releaseAsync of read lock of " + owner);
             checks.add(() -> finishRelease(readHolding, released, releaseStart, deadlineLeft, readGranted, 0,
                     "releaseAsync"));
+            if (attached) {
+                sleep(this.random.nextInt(90)); // the next read is sent a little after the release
+            }
         }
         LockHandle lastRead = null;
         try {
@@ -520,6 +531,45 @@ final class ExplorerWorker implements Runnable {
         for (Runnable check : checks) {
             check.run();
         }
+    }
+
+    /**
+     * An acquisition whose reply is delayed past the command timeout (so its grant is undone), with a waiter of the
+     * same service started right after it failed: the undo frees the lock, and the waiter must be woken.
+     */
+    private void undoneGrantWithWaiter() {
+        String key = EXCLUSIVE_KEYS[this.random.nextInt(EXCLUSIVE_KEYS.length)];
+        Target target = new Target(key, LockMode.EXCLUSIVE);
+        if (!this.run.delayRepliesNow(this.serviceIndex, this.random)) {
+            return;
+        }
+        this.journal.operation("undone grant + waiter");
+        long start = System.nanoTime();
+        try {
+            LockHandle lock = this.service.acquire(key, options(LockMode.EXCLUSIVE, 0).withOwner(new Object()));
+            holdAndRelease(lock, target, "s" + this.serviceIndex + "-o" + OWNERS.incrementAndGet(), System.nanoTime());
+            return; // the reply came in time after all
+        }
+        catch (RuntimeException ex) {
+            failedAttempt(target, start, System.nanoTime(), ex, 0);
+            this.journal.log("attempt of " + target + " with a delayed reply: " + describe(ex));
+        }
+        String owner = "s" + this.serviceIndex + "-o" + OWNERS.incrementAndGet();
+        long waitStart = System.nanoTime();
+        LockHandle lock;
+        try {
+            lock = this.service.acquire(key, LockOptions.defaults().withWaitTime(Duration.ofSeconds(6))
+                .withOwner(new Object()));
+        }
+        catch (RuntimeException ex) {
+            long end = System.nanoTime();
+            failedAttempt(target, waitStart, end, ex, 6000);
+            this.journal.waited(key, waitStart, end, "waiter " + owner + " after an undone grant");
+            return;
+        }
+        long granted = System.nanoTime();
+        this.journal.waited(key, waitStart, granted - COMMAND_NANOS, "waiter " + owner + " after an undone grant");
+        holdAndRelease(lock, target, owner, granted);
     }
 
     // ---- holding and releasing -------------------------------------------------------------------------------------
