@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.LockService;
 import dev.distlock.test.FaultProxy;
 import dev.distlock.test.RedisNode;
 
@@ -35,21 +35,21 @@ final class ExplorerEndChecks {
 
     private final ExplorerJournal journal;
 
-    private final RedisNode redis;
+    private final List<RedisNode> masters;
 
-    private final List<RedisLockService> services;
+    private final List<LockService> services;
 
-    private final RedisLockService probe;
+    private final LockService probe;
 
     private final Random random;
 
-    ExplorerEndChecks(ExplorerRun run, RedisNode redis, Clients clients, List<RedisLockService> services, long seed) {
+    ExplorerEndChecks(ExplorerRun run, List<RedisNode> masters, Clients clients, List<LockService> services,
+            long seed) {
         this.run = run;
         this.journal = run.journal();
-        this.redis = redis;
+        this.masters = masters;
         this.services = services;
-        this.probe = clients.service(redis.port(), Duration.ofSeconds(2),
-                b -> b.watchdogLease(ExplorerSettings.WATCHDOG_LEASE).waiterLease(ExplorerSettings.WAITER_LEASE));
+        this.probe = run.service(clients, masters.stream().map(RedisNode::port).toList(), Duration.ofSeconds(2));
         this.random = new Random(seed);
     }
 
@@ -93,10 +93,10 @@ final class ExplorerEndChecks {
      * One service is closed while it holds a lock and has acquisitions waiting and in flight (replies delayed): each
      * acquisition completes promptly, and the held lock is released after the close, with the non-blocking release.
      */
-    void closeWithWorkInFlight(List<FaultProxy> proxies) throws Exception {
+    void closeWithWorkInFlight(List<FaultProxy> closingProxies) throws Exception {
         this.journal.operation("close with work in flight");
-        RedisLockService keeper = this.services.get(0);
-        RedisLockService closing = this.services.get(this.services.size() - 1);
+        LockService keeper = this.services.get(0);
+        LockService closing = this.services.get(this.services.size() - 1);
         String contended = "close:0"; // keys of their own: a hold leaked during the run must not hide this check
         String held = "close:1";
         LockHandle keeperLock;
@@ -120,8 +120,10 @@ final class ExplorerEndChecks {
         }
         pending.add(CompletableFuture.supplyAsync(() -> closing.acquire(contended,
                 LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)).withOwner(new Object())), this.run.helper()));
-        FaultProxy proxy = proxies.get(proxies.size() - 1);
-        proxy.delayReplies(Duration.ofMillis(300), Duration.ofMillis(100 + this.random.nextInt(500)));
+        long delay = 100 + this.random.nextInt(500);
+        for (FaultProxy proxy : closingProxies) {
+            proxy.delayReplies(Duration.ofMillis(300), Duration.ofMillis(delay));
+        }
         Thread.sleep(this.random.nextInt(400));
         for (int i = 0; i < 2; i++) {
             pending.add(closing.async().acquire(contended, LockOptions.defaults().withWaitTime(Duration.ofSeconds(5))
@@ -130,7 +132,7 @@ final class ExplorerEndChecks {
         this.journal.log("closing service " + (this.services.size() - 1) + " with " + pending.size()
                 + " acquisitions pending");
         long closedAt = System.nanoTime();
-        closing.close();
+        ((AutoCloseable) closing).close();
         long bound = TimeUnit.MILLISECONDS.toNanos(3 * ExplorerSettings.COMMAND_TIMEOUT.toMillis() + 2000);
         for (CompletableFuture<?> future : pending) {
             this.journal.checked();
@@ -179,12 +181,18 @@ final class ExplorerEndChecks {
         if (!threads.isEmpty()) {
             this.journal.violation("library threads left after every service was closed: " + threads);
         }
-        String keys = this.redis.call("EVAL", KEYS_WITH_TTL, "0");
-        this.journal.log("keys left: " + (keys == null ? "" : keys.replace('\n', ',')));
-        if (keys == null || keys.isBlank()) {
-            return;
+        StringBuilder all = new StringBuilder();
+        for (RedisNode master : this.masters) {
+            String keys = master.call("EVAL", KEYS_WITH_TTL, "0");
+            if (keys != null && !keys.isBlank()) {
+                all.append(keys).append('\n');
+            }
         }
-        for (String line : keys.split("\n")) {
+        this.journal.log("keys left: " + all.toString().replace('\n', ','));
+        for (String line : all.toString().split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
             this.journal.checked();
             String[] parts = line.trim().split(" ");
             long ttl = Long.parseLong(parts[parts.length - 1]);

@@ -19,7 +19,7 @@ final class ExplorerFaults implements Runnable {
 
     private final ExplorerJournal journal;
 
-    private final RedisNode redis;
+    private final List<RedisNode> masters;
 
     private final List<FaultProxy> proxies;
 
@@ -27,11 +27,11 @@ final class ExplorerFaults implements Runnable {
 
     private volatile boolean stopped;
 
-    ExplorerFaults(ExplorerSettings settings, ExplorerJournal journal, RedisNode redis, List<FaultProxy> proxies,
+    ExplorerFaults(ExplorerSettings settings, ExplorerJournal journal, List<RedisNode> masters, List<FaultProxy> proxies,
             long seed) {
         this.settings = settings;
         this.journal = journal;
-        this.redis = redis;
+        this.masters = masters;
         this.proxies = proxies;
         this.random = new Random(seed);
     }
@@ -85,13 +85,14 @@ final class ExplorerFaults implements Runnable {
                         }
                         default -> {
                             long pause = 100 + this.random.nextInt(1600);
-                            detail = "Redis paused for " + pause + " ms";
-                            this.redis.pause();
+                            RedisNode paused = this.masters.get(this.random.nextInt(this.masters.size()));
+                            detail = "Redis " + this.masters.indexOf(paused) + " paused for " + pause + " ms";
+                            paused.pause();
                             try {
                                 sleep(pause);
                             }
                             finally {
-                                this.redis.resume();
+                                paused.resume();
                             }
                             service = -1;
                         }

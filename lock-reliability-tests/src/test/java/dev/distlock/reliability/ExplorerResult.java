@@ -8,6 +8,7 @@ import java.util.Map;
  * What one seeded run found.
  *
  * @param seed the seed
+ * @param quorum whether the run was in quorum mode
  * @param took how long the run took, set-up and end checks included
  * @param operations operations run, per kind
  * @param faults faults injected, per kind
@@ -15,7 +16,7 @@ import java.util.Map;
  * @param violations what broke, in the order found
  * @param excerpt the events before the first violation
  */
-record ExplorerResult(long seed, Duration took, Map<String, Long> operations, Map<String, Long> faults, long checks,
+record ExplorerResult(long seed, boolean quorum, Duration took, Map<String, Long> operations, Map<String, Long> faults, long checks,
         List<String> violations, List<String> excerpt) {
 
     boolean failed() {

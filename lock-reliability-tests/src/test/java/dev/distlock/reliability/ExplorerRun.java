@@ -18,7 +18,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.LockService;
+import dev.distlock.redis.quorum.QuorumLockService;
 import dev.distlock.test.FaultProxy;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
@@ -52,6 +53,9 @@ final class ExplorerRun {
 
     private final List<FaultProxy> proxies = new CopyOnWriteArrayList<>();
 
+    /** Per service, its proxies: one, or one per master in quorum mode. */
+    private final List<List<FaultProxy>> serviceProxies = new CopyOnWriteArrayList<>();
+
     ExplorerRun(ExplorerSettings settings) {
         this.settings = settings;
     }
@@ -73,10 +77,14 @@ final class ExplorerRun {
         long started = System.nanoTime();
         Random random = new Random(this.settings.seed());
         try (RedisServers servers = RedisServers.create(); Clients clients = new Clients()) {
-            RedisNode redis = servers.start();
+            List<RedisNode> masters = new ArrayList<>();
+            for (int m = 0; m < (this.settings.quorum() ? 3 : 1); m++) {
+                masters.add(servers.start());
+            }
             RedisNode resourceServer = servers.start();
             List<FaultProxy> proxies = this.proxies;
-            List<RedisLockService> services = new ArrayList<>();
+            List<LockService> services = new ArrayList<>();
+            this.journal.log("run of seed " + this.settings.seed() + (this.settings.quorum() ? " in quorum mode" : ""));
             try {
                 StringRedisTemplate resourceClient = clients.template(resourceServer.port(), Duration.ofSeconds(5));
                 for (String key : allKeys()) {
@@ -84,11 +92,14 @@ final class ExplorerRun {
                     this.resources.put(key, new FencedResource(resourceClient, key));
                 }
                 for (int s = 0; s < this.settings.services(); s++) {
-                    FaultProxy proxy = FaultProxy.start(redis.port());
-                    proxies.add(proxy);
-                    services.add(clients.service(proxy.port(), ExplorerSettings.COMMAND_TIMEOUT,
-                            b -> b.watchdogLease(ExplorerSettings.WATCHDOG_LEASE)
-                                .waiterLease(ExplorerSettings.WAITER_LEASE)));
+                    List<FaultProxy> own = new ArrayList<>();
+                    for (RedisNode master : masters) {
+                        own.add(FaultProxy.start(master.port()));
+                    }
+                    proxies.addAll(own);
+                    this.serviceProxies.add(own);
+                    services.add(service(clients, own.stream().map(FaultProxy::port).toList(),
+                            ExplorerSettings.COMMAND_TIMEOUT));
                 }
                 List<Thread> workers = new ArrayList<>();
                 for (int s = 0; s < services.size(); s++) {
@@ -99,7 +110,7 @@ final class ExplorerRun {
                         workers.add(worker);
                     }
                 }
-                ExplorerFaults faults = new ExplorerFaults(this.settings, this.journal, redis, proxies,
+                ExplorerFaults faults = new ExplorerFaults(this.settings, this.journal, masters, proxies,
                         random.nextLong());
                 Thread faultThread = new Thread(faults, "explorer-faults");
                 faultThread.setDaemon(true);
@@ -113,7 +124,7 @@ final class ExplorerRun {
                 this.stopping = true;
                 faults.stop();
                 faultThread.join(10_000);
-                redis.resume();
+                masters.forEach(RedisNode::resume);
                 for (Thread worker : workers) {
                     worker.join(Math.max(1, 20_000 - (System.nanoTime() - end) / 1_000_000));
                     if (worker.isAlive()) {
@@ -124,21 +135,24 @@ final class ExplorerRun {
                 waitForTracked();
                 checkHistory();
                 long freedAt = System.nanoTime();
-                this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
-                ExplorerEndChecks endChecks = new ExplorerEndChecks(this, redis, clients, services, random.nextLong());
+                if (!this.settings.quorum()) { // quorum mode has its own waiter lease and wakes by polling
+                    this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
+                }
+                ExplorerEndChecks endChecks = new ExplorerEndChecks(this, masters, clients, services,
+                        random.nextLong());
                 endChecks.everyKeyFree(freedAt);
-                endChecks.closeWithWorkInFlight(proxies);
+                endChecks.closeWithWorkInFlight(this.serviceProxies.get(this.serviceProxies.size() - 1));
                 clients.close();
                 endChecks.nothingLeft();
             }
             finally {
                 this.stopping = true;
-                redis.resume();
+                masters.forEach(RedisNode::resume);
                 proxies.forEach(FaultProxy::close);
                 this.helper.shutdownNow();
             }
         }
-        return new ExplorerResult(this.settings.seed(), Duration.ofNanos(System.nanoTime() - started),
+        return new ExplorerResult(this.settings.seed(), this.settings.quorum(), Duration.ofNanos(System.nanoTime() - started),
                 this.journal.operationCounts(), this.journal.faultCounts(), this.journal.checkCount(),
                 this.journal.violations(), this.journal.excerpt());
     }
@@ -154,11 +168,29 @@ final class ExplorerRun {
         }
         long delay = ExplorerSettings.COMMAND_TIMEOUT.toMillis() + 5 + random.nextInt(80);
         long now = System.nanoTime();
-        this.proxies.get(service).delayReplies(Duration.ofMillis(3), Duration.ofMillis(delay));
+        for (FaultProxy proxy : this.serviceProxies.get(service)) {
+            proxy.delayReplies(Duration.ofMillis(3), Duration.ofMillis(delay));
+        }
         this.journal.fault("reply-delay attached to an operation", now,
                 now + TimeUnit.MILLISECONDS.toNanos(delay + 1000));
         this.journal.log("FAULT service " + service + ": replies of 3 ms delayed by " + delay + " ms (attached)");
         return true;
+    }
+
+    /** A service on these ports: a Redis lock service on one, a quorum service on three. */
+    LockService service(Clients clients, List<Integer> ports, Duration commandTimeout) {
+        if (ports.size() == 1) {
+            return clients.service(ports.get(0), commandTimeout, b -> b.watchdogLease(ExplorerSettings.WATCHDOG_LEASE)
+                .waiterLease(ExplorerSettings.WAITER_LEASE));
+        }
+        List<StringRedisTemplate> templates = new ArrayList<>();
+        for (int port : ports) {
+            templates.add(clients.template(port, commandTimeout));
+        }
+        QuorumLockService quorum = QuorumLockService.builder(templates).restartGrace(Duration.ZERO)
+            .watchdogLease(ExplorerSettings.WATCHDOG_LEASE).build();
+        clients.register(quorum);
+        return quorum;
     }
 
     static List<String> allKeys() {

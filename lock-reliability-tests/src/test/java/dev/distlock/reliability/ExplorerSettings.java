@@ -14,8 +14,10 @@ import java.util.Set;
  * @param faults the fault kinds the schedule may choose, from {@link #ALL_FAULTS}
  * @param services how many lock services (each with its own proxy, clients and watchdog)
  * @param workersPerService client threads per service
+ * @param quorum whether the services are quorum services over three masters (each master behind its own proxy)
  */
-record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int services, int workersPerService) {
+record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int services, int workersPerService,
+        boolean quorum) {
 
     /** Every fault kind: the wire faults of each service's proxy, and Redis paused with SIGSTOP. */
     static final List<String> ALL_FAULTS = List.of("reply-delay", "reply-drop", "reset", "stall", "redis-pause");
@@ -35,7 +37,17 @@ record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int ser
     /** A free stretch this long with a caller still waiting and no fault active is a lost wake-up. */
     static final long WAKE_LIMIT_MILLIS = 2500;
 
-    static ExplorerSettings of(long seed, Duration runTime, String faults) {
+    /**
+     * @param quorum {@code never}, {@code always}, or {@code some}: one seed in three, decided by the seed
+     */
+    static ExplorerSettings of(long seed, Duration runTime, String faults, String quorum) {
+        boolean quorumRun = switch (quorum) {
+            case "never" -> false;
+            case "always" -> true;
+            case "some" -> new java.util.Random(seed ^ 0x5DEECE66DL).nextInt(3) == 0;
+            default -> throw new IllegalArgumentException("explorer.quorum must be never, always or some, but was '"
+                    + quorum + "'");
+        };
         Set<String> kinds = new LinkedHashSet<>();
         for (String kind : faults.split(",")) {
             String trimmed = kind.trim();
@@ -56,6 +68,6 @@ record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int ser
                 kinds.add(trimmed);
             }
         }
-        return new ExplorerSettings(seed, runTime, kinds, 2, 3);
+        return new ExplorerSettings(seed, runTime, kinds, 2, 3, quorumRun);
     }
 }

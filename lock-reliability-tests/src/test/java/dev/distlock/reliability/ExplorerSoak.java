@@ -24,16 +24,19 @@ public final class ExplorerSoak {
 
     private final int seconds;
 
-    ExplorerSoak(String faults, int seconds) {
+    private final String quorum;
+
+    ExplorerSoak(String faults, int seconds, String quorum) {
         this.faults = faults;
         this.seconds = seconds;
+        this.quorum = quorum;
     }
 
     public static void main(String[] arguments) throws Exception {
         for (String argument : arguments) {
             if (!argument.startsWith("--") || !argument.contains("=")) {
                 throw new IllegalArgumentException("Arguments are --seeds=..., --minutes=..., --seconds=..., "
-                        + "--faults=..., --stopOnFailure=true; got '" + argument + "'");
+                        + "--faults=..., --quorum=never|always|some, --stopOnFailure=true; got '" + argument + "'");
             }
             String[] pair = argument.substring(2).split("=", 2);
             System.setProperty("explorer." + pair[0], pair[1]);
@@ -44,7 +47,7 @@ public final class ExplorerSoak {
 
     static ExplorerSoak fromProperties() {
         return new ExplorerSoak(System.getProperty("explorer.faults", "all"),
-                Integer.getInteger("explorer.seconds", 20));
+                Integer.getInteger("explorer.seconds", 20), System.getProperty("explorer.quorum", "some"));
     }
 
     /** Runs the seeds the properties name; returns the failed runs. */
@@ -65,8 +68,8 @@ public final class ExplorerSoak {
         for (int i = 0; fixed.isEmpty() ? System.nanoTime() < end : i < fixed.size(); i++) {
             long seed = fixed.isEmpty() ? seedSource.nextLong() : fixed.get(i);
             ExplorerResult result = runSeed(seed);
-            System.out.printf("[explorer] %s seed %d: %s in %d s, %d operations, %d faults, %d checks, %d violations"
-                    + " (elapsed %d s)%n", result.failed() ? "FAIL" : "ok  ", seed,
+            System.out.printf("[explorer] %s seed %d%s: %s in %d s, %d operations, %d faults, %d checks, %d violations"
+                    + " (elapsed %d s)%n", result.failed() ? "FAIL" : "ok  ", seed, result.quorum() ? " (quorum)" : "",
                     result.failed() ? "FAILED" : "clean", result.took().toSeconds(), sum(result.operations()),
                     sum(result.faults()), result.checks(), result.violations().size(),
                     (System.nanoTime() - start) / 1_000_000_000L);
@@ -84,7 +87,7 @@ public final class ExplorerSoak {
 
     ExplorerResult runSeed(long seed) throws Exception {
         ExplorerResult result = new ExplorerRun(ExplorerSettings.of(seed, Duration.ofSeconds(this.seconds),
-                this.faults)).run();
+                this.faults, this.quorum)).run();
         this.results.add(result);
         return result;
     }
@@ -113,7 +116,8 @@ public final class ExplorerSoak {
     String replayCommand(long seed) {
         return "mvn -B -ntp -pl lock-reliability-tests -am verify -Dtest=ExplorerSoakTest "
                 + "-Dsurefire.failIfNoSpecifiedTests=false -Dexcluded.test.groups=none -Dexplorer.seeds=" + seed
-                + " -Dexplorer.seconds=" + this.seconds + " -Dexplorer.faults=" + this.faults;
+                + " -Dexplorer.seconds=" + this.seconds + " -Dexplorer.faults=" + this.faults + " -Dexplorer.quorum="
+                + this.quorum;
     }
 
     /** The table at the end: operations per kind, faults per kind, checks, failures. */
@@ -129,8 +133,8 @@ public final class ExplorerSoak {
             failures += result.failed() ? 1 : 0;
         }
         StringBuilder text = new StringBuilder();
-        text.append(String.format("%n=== explorer summary: %d seeds in %d min %d s, faults %s ===%n",
-                this.results.size(), took.toMinutes(), took.toSecondsPart(), this.faults));
+        text.append(String.format("%n=== explorer summary: %d seeds in %d min %d s, faults %s, quorum %s ===%n",
+                this.results.size(), took.toMinutes(), took.toSecondsPart(), this.faults, this.quorum));
         text.append(String.format("%-40s %12s%n", "operation", "count"));
         operations.forEach((kind, count) -> text.append(String.format("%-40s %12d%n", kind, count)));
         text.append(String.format("%-40s %12d%n", "operations in all", sum(operations)));

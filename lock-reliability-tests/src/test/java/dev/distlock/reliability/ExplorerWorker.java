@@ -24,7 +24,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.MultiLockHandle;
 import dev.distlock.reactor.ReactiveLocks;
-import dev.distlock.redis.RedisLockService;
+import dev.distlock.LockService;
 
 /**
  * One client thread of the explorer: it draws operations from its own {@link Random} (seeded from the run's seed)
@@ -52,11 +52,11 @@ final class ExplorerWorker implements Runnable {
 
     private final int serviceIndex;
 
-    private final RedisLockService service;
+    private final LockService service;
 
     private final Random random;
 
-    ExplorerWorker(ExplorerRun run, int serviceIndex, RedisLockService service, long seed) {
+    ExplorerWorker(ExplorerRun run, int serviceIndex, LockService service, long seed) {
         this.run = run;
         this.journal = run.journal();
         this.serviceIndex = serviceIndex;
