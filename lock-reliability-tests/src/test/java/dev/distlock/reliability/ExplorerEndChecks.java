@@ -62,7 +62,8 @@ final class ExplorerEndChecks {
                 + ExplorerSettings.WAITER_LEASE.toMillis() + ExplorerSettings.MARGIN_MILLIS);
         for (Map.Entry<String, LockMode> key : ExplorerRun.probeModes().entrySet()) {
             this.journal.checked();
-            if (!probeUntil(key.getKey(), key.getValue(), limit)) {
+            LockMode mode = this.run.quorum() ? LockMode.EXCLUSIVE : key.getValue();
+            if (!probeUntil(key.getKey(), mode, limit)) {
                 this.journal.violation(key.getKey() + " was still held " + (System.nanoTime() - freedAt) / 1_000_000
                         + " ms after every handle was released and every call had completed (a hold nobody has a "
                         + "handle of)");

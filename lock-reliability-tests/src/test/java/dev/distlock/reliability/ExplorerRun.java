@@ -68,6 +68,11 @@ final class ExplorerRun {
         return this.helper;
     }
 
+    /** Quorum services take exclusive locks only. */
+    boolean quorum() {
+        return this.settings.quorum();
+    }
+
     boolean stopping() {
         return this.stopping;
     }

@@ -408,6 +408,10 @@ final class ExplorerWorker implements Runnable {
      * once, a few times: the path where a retried release must only ever match the acquisition it retries.
      */
     private void upgradeChurn() {
+        if (this.run.quorum()) {
+            blockingAcquire(); // read/write locks are not offered in quorum mode
+            return;
+        }
         if (this.random.nextBoolean()) {
             writeThenReadChurn();
             return;
@@ -712,7 +716,7 @@ final class ExplorerWorker implements Runnable {
 
     private Target target() {
         int pick = this.random.nextInt(10);
-        if (pick < 5) {
+        if (pick < 5 || this.run.quorum()) {
             return new Target(EXCLUSIVE_KEYS[this.random.nextInt(EXCLUSIVE_KEYS.length)], LockMode.EXCLUSIVE);
         }
         if (pick < 7) {
