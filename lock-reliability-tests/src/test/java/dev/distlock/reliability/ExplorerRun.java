@@ -193,6 +193,7 @@ final class ExplorerRun {
             templates.add(clients.template(port, commandTimeout));
         }
         QuorumLockService quorum = QuorumLockService.builder(templates).restartGrace(Duration.ZERO)
+            .nodeTimeout(ExplorerSettings.WATCHDOG_LEASE.dividedBy(10))
             .watchdogLease(ExplorerSettings.WATCHDOG_LEASE).build();
         clients.register(quorum);
         return quorum;
