@@ -64,6 +64,11 @@ final class Clients implements AutoCloseable {
         return service;
     }
 
+    /** Closes {@code resource} with the rest. */
+    void register(AutoCloseable resource) {
+        this.resources.add(resource);
+    }
+
     @Override
     public void close() {
         for (int i = this.resources.size() - 1; i >= 0; i--) {

@@ -1,0 +1,25 @@
+package dev.distlock.reliability;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one seeded run found.
+ *
+ * @param seed the seed
+ * @param quorum whether the run was in quorum mode
+ * @param took how long the run took, set-up and end checks included
+ * @param operations operations run, per kind
+ * @param faults faults injected, per kind
+ * @param checks invariant checks made
+ * @param violations what broke, in the order found
+ * @param excerpt the events before the first violation
+ */
+record ExplorerResult(long seed, boolean quorum, Duration took, Map<String, Long> operations, Map<String, Long> faults, long checks,
+        List<String> violations, List<String> excerpt) {
+
+    boolean failed() {
+        return !this.violations.isEmpty();
+    }
+}

@@ -1,0 +1,73 @@
+package dev.distlock.reliability;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The settings of one explorer run: the seed (which decides the operation mix and the fault schedule), how long the
+ * clients work, and which faults the schedule may choose. Timing bounds tolerate a loaded 2-core machine.
+ *
+ * @param seed the seed of this run
+ * @param runTime how long the clients work before the end-of-run checks
+ * @param faults the fault kinds the schedule may choose, from {@link #ALL_FAULTS}
+ * @param services how many lock services (each with its own proxy, clients and watchdog)
+ * @param workersPerService client threads per service
+ * @param quorum whether the services are quorum services over three masters (each master behind its own proxy)
+ */
+record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int services, int workersPerService,
+        boolean quorum) {
+
+    /** Every fault kind: the wire faults of each service's proxy, and Redis paused with SIGSTOP. */
+    static final List<String> ALL_FAULTS = List.of("reply-delay", "reply-drop", "reset", "stall", "redis-pause");
+
+    /** The command timeout of every client. */
+    static final Duration COMMAND_TIMEOUT = Duration.ofMillis(400);
+
+    /** The watchdog's lease. */
+    static final Duration WATCHDOG_LEASE = Duration.ofMillis(1500);
+
+    /** The fair lock's waiter lease. */
+    static final Duration WAITER_LEASE = Duration.ofSeconds(2);
+
+    /** What a loaded machine may add to any bound (GC, two cores shared by several JVMs). */
+    static final long MARGIN_MILLIS = 4000;
+
+    /** A free stretch this long with a caller still waiting and no fault active is a lost wake-up. */
+    static final long WAKE_LIMIT_MILLIS = 2500;
+
+    /**
+     * @param quorum {@code never}, {@code always}, or {@code some}: one seed in three, decided by the seed
+     */
+    static ExplorerSettings of(long seed, Duration runTime, String faults, String quorum) {
+        boolean quorumRun = switch (quorum) {
+            case "never" -> false;
+            case "always" -> true;
+            case "some" -> new java.util.Random(seed ^ 0x5DEECE66DL).nextInt(3) == 0;
+            default -> throw new IllegalArgumentException("explorer.quorum must be never, always or some, but was '"
+                    + quorum + "'");
+        };
+        Set<String> kinds = new LinkedHashSet<>();
+        for (String kind : faults.split(",")) {
+            String trimmed = kind.trim();
+            if (trimmed.isEmpty()) {
+                continue;
+            }
+            if (trimmed.equals("all")) {
+                kinds.addAll(ALL_FAULTS);
+            }
+            else if (trimmed.equals("none")) {
+                kinds.clear();
+            }
+            else if (!ALL_FAULTS.contains(trimmed)) {
+                throw new IllegalArgumentException("explorer.faults: unknown fault '" + trimmed + "'; known: "
+                        + ALL_FAULTS + ", all, none");
+            }
+            else {
+                kinds.add(trimmed);
+            }
+        }
+        return new ExplorerSettings(seed, runTime, kinds, 2, 3, quorumRun);
+    }
+}
