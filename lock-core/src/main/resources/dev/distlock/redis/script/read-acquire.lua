@@ -26,10 +26,13 @@ local leaseEnd = string.format('%d', nowMillis + lease)
 local watched = ARGV[5] == '1'
 local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMillis) -- readers whose lease ran out
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('HEXISTS', KEYS[2], 'holds') == 1 then
+local readUntil = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+if readUntil and redis.call('HEXISTS', KEYS[2], 'holds') == 1 then
   addHold(KEYS[2], ARGV[2], holdLease, watched)
-  if redis.call('PTTL', KEYS[2]) < lease then
+  if readUntil < nowMillis + lease then -- a re-entry never shortens the lease
     redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
+  end
+  if redis.call('PTTL', KEYS[2]) < lease then
     redis.call('PEXPIRE', KEYS[2], lease)
   end
 else
@@ -55,10 +58,16 @@ else
   -- A new grant: the token keeps increasing after the lock expired or was lost in a restart (see acquire.lua).
   local fence = math.max(tonumber(redis.call('GET', KEYS[5]) or 0) + 1, now[1] * 1000000 + now[2])
   redis.call('SET', KEYS[5], string.format('%d', fence), 'PX', ARGV[4])
+  -- The owner's earlier read may have ended with its reply lost: its 'released' mark stays, as long as it would have,
+  -- so that the retry still recognises itself (see read-release.lua). The reader's lease is its score in KEYS[1].
+  local markedFor = (redis.call('HEXISTS', KEYS[2], 'released') == 1) and redis.call('PTTL', KEYS[2]) or 0
   redis.call('DEL', KEYS[2])
   redis.call('HSET', KEYS[2], 'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0,
     ARGV[2], holdLease)
-  redis.call('PEXPIRE', KEYS[2], lease)
+  if markedFor ~= 0 then
+    redis.call('HSET', KEYS[2], 'released', 1)
+  end
+  redis.call('PEXPIRE', KEYS[2], math.max(lease, markedFor))
   redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
 end
 if redis.call('PTTL', KEYS[1]) < lease then

@@ -17,7 +17,9 @@ if refused then
   return refused
 end
 --#include end-hold.lua (defines notOwnerReply, keepLongestLease)
-if redis.call('HEXISTS', KEYS[2], 'released') == 1 then
+-- A retried call: this owner token ended a read before ('released'), and this hold is not one of its open ones
+-- (hold ids are never reused). A later read of the same token keeps the mark (see read-acquire.lua).
+if redis.call('HEXISTS', KEYS[2], 'released') == 1 and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then
   return 0
 end
 local now = redis.call('TIME')

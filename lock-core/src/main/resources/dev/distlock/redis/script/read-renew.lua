@@ -15,8 +15,10 @@ for i = 1, #KEYS / 2 do
   if leaseEnd > nowMillis and state[1] and state[2] == '0' then
     renewed[i] = 2 -- reading, but no open hold is renewed (see renew.lua)
   elseif leaseEnd > nowMillis and state[1] then
-    if redis.call('PTTL', reader) < lease then -- never shortens a longer fixed lease of a re-entry
+    if leaseEnd < nowMillis + lease then -- never shortens a longer fixed lease of a re-entry
       redis.call('ZADD', readers, string.format('%d', nowMillis + lease), token)
+    end
+    if redis.call('PTTL', reader) < lease then -- the hash may live longer, for a 'released' mark (read-acquire.lua)
       redis.call('PEXPIRE', reader, lease)
     end
     if redis.call('PTTL', readers) < lease then
