@@ -18,9 +18,9 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
  * type (then deleting the probe's keys) and opening the release subscription, so that a missing ACL permission fails
  * at start-up with the grant it needs.
  */
-public final class AccessCheck {
+final class AccessCheck {
 
-    public static final String PROBE_KEY = "distlock-access-check";
+    static final String PROBE_KEY = RedisLockService.ACCESS_CHECK_KEY;
 
     private AccessCheck() {
     }

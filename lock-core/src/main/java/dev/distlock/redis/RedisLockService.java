@@ -42,6 +42,12 @@ import dev.distlock.redis.script.LockKeys;
  */
 public final class RedisLockService extends AbstractLockService implements LockInspection, AutoCloseable {
 
+    /**
+     * The key the start-up permission check takes a probe lock of every type on and then deletes (under the service's
+     * key prefix); do not use it as a lock key of your own.
+     */
+    public static final String ACCESS_CHECK_KEY = "distlock-access-check";
+
     private final LockEngine engine;
 
     private final int maxKeyLength;

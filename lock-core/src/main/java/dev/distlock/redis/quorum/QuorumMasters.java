@@ -19,7 +19,7 @@ import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.DaemonThreads;
-import dev.distlock.redis.AccessCheck;
+import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.quorum.Fanout.Answer;
 import dev.distlock.redis.quorum.QuorumHandle.Member;
 
@@ -114,7 +114,7 @@ final class QuorumMasters {
             }
         }).awaitUninterruptibly(Long.MAX_VALUE).collect(ignored -> {
         });
-        requireQuorum(AccessCheck.PROBE_KEY, "Too few Redis masters answer PING", answers);
+        requireQuorum(RedisLockService.ACCESS_CHECK_KEY, "Too few Redis masters answer PING", answers);
     }
 
     /** See {@link QuorumLockService#verifyAccess()}. */
@@ -134,7 +134,7 @@ final class QuorumMasters {
                 throw refused;
             }
         }
-        requireQuorum(AccessCheck.PROBE_KEY, "Too few Redis masters can be reached to check permissions", answers);
+        requireQuorum(RedisLockService.ACCESS_CHECK_KEY, "Too few Redis masters can be reached to check permissions", answers);
     }
 
     /**
