@@ -1,6 +1,7 @@
 package dev.distlock.redis.script;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -110,13 +110,17 @@ public final class LockScripts {
      * function several scripts share is written once.
      */
     private static String read(String name) {
-        ClassPathResource resource = new ClassPathResource("dev/distlock/redis/script/" + name);
+        // Read by this class itself: on the module path the scripts' package is not open, so a class loader lookup
+        // (ClassPathResource without a class) would not find them.
         String text;
-        try {
-            text = resource.getContentAsString(StandardCharsets.UTF_8);
+        try (InputStream in = LockScripts.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("not found next to " + LockScripts.class.getName());
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         catch (IOException ex) {
-            throw new UncheckedIOException("Could not read the lock script " + resource, ex);
+            throw new UncheckedIOException("Could not read the lock script " + name, ex);
         }
         List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
         lines.replaceAll(line -> line.startsWith(INCLUDE)
