@@ -31,8 +31,10 @@ import dev.distlock.test.RedisServers;
  * Redis's cost of each lock script and of each part of one: every case runs alone on an emptied Redis, its calls
  * between {@code CONFIG RESETSTAT} and {@code INFO commandstats} (the scripts' {@code usec}, inner commands included)
  * and {@code INFO cpu} (the process's CPU, network included), once to warm up and then {@code rounds} times, the cases
- * interleaved round by round so that the machine's load falls on all alike. A/B rows take one part out of a script;
- * "floor" rows cost one part alone. Runs on the jemalloc {@code redis-server} when the machine has one (see
+ * interleaved round by round so that the machine's load falls on all alike: rows compared with each other run next to
+ * each other, and each comparison is the median over rounds of the two rows' ratio in the same round. A/B rows take
+ * one part out of a script; "floor" rows cost one part alone; "before" rows run the exclusive lock's scripts as they
+ * were before issue 30's cuts on the same keys and arguments. Runs on the jemalloc {@code redis-server} when the machine has one (see
  * {@link RedisBuild}). Run: {@code java -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.ScriptCost
  * [calls per window, default 10000] [rounds, default 5] [markdown file to write]}.
  */
@@ -63,8 +65,20 @@ public final class ScriptCost {
                 cases.forEach(testCase -> samples.put(testCase, new ArrayList<>()));
                 for (int round = 0; round <= rounds; round++) {
                     System.err.printf(Locale.ROOT, "round %d of %d%n", round, rounds);
-                    List<CostCase> order = new ArrayList<>(cases);
-                    java.util.Collections.shuffle(order, new java.util.Random(round)); // no case always follows another
+                    // rows compared with each other run next to each other, in a random order, and the groups in a
+                    // random order too, so that the machine's load falls on both sides of a comparison alike
+                    java.util.Random random = new java.util.Random(round);
+                    Map<String, List<CostCase>> groups = new LinkedHashMap<>();
+                    cases.forEach(testCase -> groups.computeIfAbsent(testCase.group(), g -> new ArrayList<>())
+                        .add(testCase));
+                    List<List<CostCase>> groupOrder = new ArrayList<>(groups.values());
+                    java.util.Collections.shuffle(groupOrder, random);
+                    List<CostCase> order = new ArrayList<>();
+                    for (List<CostCase> group : groupOrder) {
+                        List<CostCase> members = new ArrayList<>(group);
+                        java.util.Collections.shuffle(members, random);
+                        order.addAll(members);
+                    }
                     for (CostCase testCase : order) {
                         CostWindow.Sample sample = window.run(testCase);
                         if (round > 0) { // round 0 warms the JVM and loads the scripts
@@ -91,19 +105,36 @@ public final class ScriptCost {
         out.append("Run ").append(Instant.now().truncatedTo(ChronoUnit.SECONDS)).append(" on ").append(server)
             .append("; ").append(calls).append(" calls per window, ").append(rounds)
             .append(" rounds (median, min–max).\n\n");
-        out.append("| case | what it shows | script µs/call | Redis CPU µs/call | commands inside | per call |\n");
-        out.append("|---|---|---|---|---|---|\n");
+        out.append("| case | what it shows | script µs/call | Redis CPU µs/call | ÷ compared row | commands inside "
+                + "| per call |\n");
+        out.append("|---|---|---|---|---|---|---|\n");
+        Map<String, List<CostWindow.Sample>> byName = new LinkedHashMap<>();
+        samples.forEach((testCase, runs) -> byName.put(testCase.name(), runs));
         for (Map.Entry<CostCase, List<CostWindow.Sample>> entry : samples.entrySet()) {
             List<CostWindow.Sample> runs = entry.getValue();
             double[] script = runs.stream().mapToDouble(CostWindow.Sample::scriptMicrosPerCall).sorted().toArray();
             double[] cpu = runs.stream().mapToDouble(CostWindow.Sample::cpuMicrosPerCall).sorted().toArray();
             int wrong = runs.stream().mapToInt(CostWindow.Sample::wrong).sum();
-            out.append(String.format(Locale.ROOT, "| %s | %s | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) | %.1f | %s |%n",
+            String reference = entry.getKey().reference();
+            String ratio = (reference == null) ? "" : String.format(Locale.ROOT, "%.3f × %s", medianRatio(runs,
+                    byName.get(reference)), reference);
+            out.append(String.format(Locale.ROOT,
+                    "| %s | %s | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) | %s | %.1f | %s |%n",
                     entry.getKey().name() + (wrong > 0 ? " (**" + wrong + " unexpected replies**)" : ""),
                     entry.getKey().measures(), median(script), script[0], script[script.length - 1], median(cpu),
-                    cpu[0], cpu[cpu.length - 1], runs.get(0).innerCommandsPerCall(), commands(runs.get(0))));
+                    cpu[0], cpu[cpu.length - 1], ratio, runs.get(0).innerCommandsPerCall(), commands(runs.get(0))));
         }
         return out.toString();
+    }
+
+    /** The median over rounds of this row's script µs per call ÷ its reference's in the same round. */
+    private static double medianRatio(List<CostWindow.Sample> runs, List<CostWindow.Sample> reference) {
+        double[] ratios = new double[Math.min(runs.size(), reference.size())];
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = runs.get(i).scriptMicrosPerCall() / reference.get(i).scriptMicrosPerCall();
+        }
+        java.util.Arrays.sort(ratios);
+        return median(ratios);
     }
 
     private static double median(double[] sorted) {
@@ -120,7 +151,9 @@ public final class ScriptCost {
             if (text.length() > 0) {
                 text.append(", ");
             }
-            text.append(command).append(' ').append(String.format(Locale.ROOT, "%.2f", (double) count / sample.calls()));
+            text.append(command)
+                .append(' ')
+                .append(String.format(Locale.ROOT, "%.2f", (double) count / sample.calls()));
         });
         return text.toString();
     }

@@ -14,7 +14,23 @@ import java.util.function.LongPredicate;
  * @param setup calls run before the window, per index, in order
  * @param call the measured call for an index
  * @param expected what each measured call must answer, so that a row never measures an error path by mistake
+ * @param reference the name of the row this one is compared with, or null: they run next to each other in each round
  */
 public record CostCase(String name, String measures, List<IntFunction<CompletableFuture<Long>>> setup,
-        IntFunction<CompletableFuture<Long>> call, LongPredicate expected) {
+        IntFunction<CompletableFuture<Long>> call, LongPredicate expected, String reference) {
+
+    public CostCase(String name, String measures, List<IntFunction<CompletableFuture<Long>>> setup,
+            IntFunction<CompletableFuture<Long>> call, LongPredicate expected) {
+        this(name, measures, setup, call, expected, null);
+    }
+
+    /** This case, compared with the row named {@code referenceName}. */
+    public CostCase comparedWith(String referenceName) {
+        return new CostCase(this.name, this.measures, this.setup, this.call, this.expected, referenceName);
+    }
+
+    /** The name of the group this case runs in: its reference's, or its own. */
+    public String group() {
+        return (this.reference != null) ? this.reference : this.name;
+    }
 }

@@ -42,9 +42,12 @@ public final class ScriptCases {
 
     private final LockScripts scripts;
 
+    private final StringRedisTemplate redis;
+
     private final Map<String, RedisScript<Long>> variants = new ConcurrentHashMap<>();
 
     public ScriptCases(StringRedisTemplate redis) {
+        this.redis = redis;
         ShardedPubSub pubSub = new ShardedPubSub(redis, PREFIX + ":{probe}:released");
         // as a service builds them: a restart grace (its marker is written once Redis is older than the grace)
         this.scripts = new LockScripts(redis, new RestartGrace(Duration.ofSeconds(1), PREFIX, false));
@@ -61,10 +64,15 @@ public final class ScriptCases {
         IntFunction<ScriptCall> grant = i -> exclusive.acquireCall(holder(exclusive, i, "a"), watched("1"));
         cases.add(of("acquire: new grant, watchdog lease", "the common uncontended acquire", List.of(), grant,
                 positive()));
+        cases.add(Baseline.of("acquire.lua", "acquire: new grant", List.of(), grant, Baseline.ACQUIRE, positive())
+            .comparedWith("acquire: new grant, watchdog lease"));
         IntFunction<ScriptCall> otherFreed = i -> exclusive.releaseCall(holder(exclusive, i, "b"), releaseOf("1"));
         cases.add(of("acquire: new grant after another owner's release", "a lock cycle's acquire: the hash is kept",
                 List.of(i -> exclusive.acquireCall(holder(exclusive, i, "b"), watched("1")), otherFreed), grant,
                 positive()));
+        cases.add(Baseline.of("acquire.lua", "acquire: new grant after another owner's release",
+                List.of(i -> exclusive.acquireCall(holder(exclusive, i, "b"), watched("1")), otherFreed), grant,
+                Baseline.ACQUIRE, positive()));
         cases.add(of("acquire: the same, no restart grace", "the restart grace's EXISTS (and its arguments)",
                 List.of(), i -> this.typesWithoutGrace.get(LockMode.EXCLUSIVE)
                     .acquireCall(holder(exclusive, i, "a"), watched("1")), positive()));
@@ -72,18 +80,27 @@ public final class ScriptCases {
                 positive());
         cases.add(of("acquire: new grant, fixed lease", "TIME and the hold's lease end", List.of(),
                 i -> exclusive.acquireCall(holder(exclusive, i, "a"), fixed("1")), positive()));
-        cases.add(of("acquire: re-entry", "a second hold of the owner", List.of(grant),
-                i -> exclusive.acquireCall(holder(exclusive, i, "a"), new LockType.Grant("2", LEASE, true, true, false)),
+        IntFunction<ScriptCall> reentry = i -> exclusive.acquireCall(holder(exclusive, i, "a"),
+                new LockType.Grant("2", LEASE, true, true, false));
+        cases.add(of("acquire: re-entry", "a second hold of the owner", List.of(grant), reentry, positive()));
+        cases.add(Baseline.of("acquire.lua", "acquire: re-entry", List.of(grant), reentry, Baseline.ACQUIRE,
                 positive()));
-        cases.add(of("acquire: refused, caller waits", "a refusal that marks 'waiting'", List.of(grant),
-                i -> exclusive.acquireCall(holder(exclusive, i, "b"), new LockType.Grant("1", LEASE, true, false,
-                        true)), reply -> reply < 0));
+        IntFunction<ScriptCall> refusal = i -> exclusive.acquireCall(holder(exclusive, i, "b"),
+                new LockType.Grant("1", LEASE, true, false, true));
+        cases.add(of("acquire: refused, caller waits", "a refusal that marks 'waiting'", List.of(grant), refusal,
+                reply -> reply < 0));
+        cases.add(Baseline.of("acquire.lua", "acquire: refused, caller waits", List.of(grant), refusal,
+                Baseline.ACQUIRE, reply -> reply < 0));
 
         IntFunction<ScriptCall> release = i -> exclusive.releaseCall(holder(exclusive, i, "a"), releaseOf("1"));
         cases.add(of("release: last hold, nobody waited", "the common release (no PUBLISH)", List.of(grant), release,
                 equal(1)));
+        cases.add(Baseline.of("release.lua", "release: last hold, nobody waited", List.of(grant), release,
+                Baseline.RELEASE, equal(1)));
         cases.add(of("release: last hold, a waiter was refused", "+ PUBLISH to a channel nobody listens to",
                 List.of(grant, refusedWaiter(exclusive)), release, equal(1)));
+        cases.add(Baseline.of("release.lua", "release: last hold, a waiter was refused",
+                List.of(grant, refusedWaiter(exclusive)), release, Baseline.RELEASE, equal(1)));
         addVariant(cases, "release: nobody waited, no ACL guard", "the ACL guard", List.of(grant), release,
                 ScriptCases::noGuard, equal(1));
         addVariant(cases, "release: nobody waited, keeps nothing", "what a release keeps ('released', 'chain')",
@@ -92,11 +109,18 @@ public final class ScriptCases {
                 List.of(grant, i -> exclusive.acquireCall(holder(exclusive, i, "a"),
                         new LockType.Grant("2", LEASE, true, true, false))),
                 i -> exclusive.releaseCall(holder(exclusive, i, "a"), releaseOf("2")), equal(2)));
+        IntFunction<ScriptCall> handOff = i -> exclusive.handOffCall(holder(exclusive, i, "a"), releaseOf("1"),
+                holder(exclusive, i, "b"), watched("1"), false);
         cases.add(of("handoff: to a waiter of the same process", "release and grant in one call", List.of(grant),
-                i -> exclusive.handOffCall(holder(exclusive, i, "a"), releaseOf("1"), holder(exclusive, i, "b"),
-                        watched("1"), false), positive()));
-        cases.add(renewal("renew: one lock per call", exclusive, 1));
-        cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock", exclusive, RENEW_BATCH));
+                handOff, positive()));
+        cases.add(Baseline.of("handoff.lua", "handoff: to a waiter of the same process", List.of(grant), handOff,
+                null, positive()));
+        cases.add(renewal("renew: one lock per call", exclusive, 1, null));
+        cases.add(renewal("renew: one lock per call" + Baseline.BEFORE, exclusive, 1,
+                Baseline.script("renew.lua", List.class)));
+        cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock", exclusive, RENEW_BATCH, null));
+        cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock" + Baseline.BEFORE, exclusive,
+                RENEW_BATCH, Baseline.script("renew.lua", List.class)));
 
         for (LockMode mode : List.of(LockMode.FAIR, LockMode.READ, LockMode.WRITE)) {
             LockType type = this.types.get(mode);
@@ -107,7 +131,7 @@ public final class ScriptCases {
                     i -> type.releaseCall(holder(type, i, "a"), releaseOf("1")), equal(1)));
         }
 
-        // the parts alone: tiny scripts with acquire.lua's keys and arguments
+        // the parts alone: tiny scripts with acquire.lua's keys and arguments (compared with the first)
         cases.add(unit("floor: EVALSHA of `return 1`", "a script call with acquire's keys and arguments, no work",
                 grant, "return 1"));
         cases.add(unit("floor + TIME", "one redis.call('TIME')", grant, "redis.call('TIME') return 1"));
@@ -131,10 +155,40 @@ public final class ScriptCases {
         cases.add(unit("floor + HSET of 3 fields and PEXPIRE", "a new grant's writes, half the fields", grant,
                 "redis.call('HSET', KEYS[1], 'owner', 'o', '1', 'w', 'fence', 1)"
                         + " redis.call('PEXPIRE', KEYS[1], 30000) return 1"));
-        return cases;
+        return grouped(cases);
     }
 
-    private CostCase renewal(String name, LockType type, int batch) {
+    /**
+     * Each baseline row is compared with today's row of the same name (or the row it names), each A/B variant and
+     * each part with the row it takes something out of or adds to.
+     */
+    private static List<CostCase> grouped(List<CostCase> cases) {
+        Map<String, String> references = Map.ofEntries(
+                Map.entry("acquire: new grant" + Baseline.BEFORE, "acquire: new grant, watchdog lease"),
+                Map.entry("acquire: the same, no restart grace", "acquire: new grant, watchdog lease"),
+                Map.entry("acquire: the same, no ACL guard", "acquire: new grant, watchdog lease"),
+                Map.entry("acquire: new grant, fixed lease", "acquire: new grant, watchdog lease"),
+                Map.entry("release: nobody waited, no ACL guard", "release: last hold, nobody waited"),
+                Map.entry("release: nobody waited, keeps nothing", "release: last hold, nobody waited"));
+        List<String> names = cases.stream().map(CostCase::name).toList();
+        List<CostCase> grouped = new ArrayList<>();
+        for (CostCase testCase : cases) {
+            String name = testCase.name();
+            String reference = references.get(name);
+            if (reference == null && name.endsWith(Baseline.BEFORE)) {
+                reference = names.stream().filter(other -> other.equals(name.replace(Baseline.BEFORE, "")))
+                    .findFirst().orElse(null);
+            }
+            if (reference == null && name.startsWith("floor + ")) {
+                reference = "floor: EVALSHA of `return 1`";
+            }
+            grouped.add((reference != null) ? testCase.comparedWith(reference) : testCase);
+        }
+        return grouped;
+    }
+
+    @SuppressWarnings("rawtypes")
+    private CostCase renewal(String name, LockType type, int batch, RedisScript<List> before) {
         IntFunction<CompletableFuture<Long>> take = i -> type.acquireCall(holder(type, i, "a"), watched("1"))
             .runAsync();
         IntFunction<CompletableFuture<Long>> renew = i -> {
@@ -145,8 +199,21 @@ public final class ScriptCases {
             for (int k = i + 1 - batch; k <= i; k++) {
                 holds.add(holder(type, k, "a"));
             }
-            int[] renewed = type.renew(holds, LEASE);
-            long all = java.util.Arrays.stream(renewed).allMatch(code -> code == 1) ? 1 : 0;
+            long all;
+            if (before == null) {
+                int[] renewed = type.renew(holds, LEASE);
+                all = java.util.Arrays.stream(renewed).allMatch(code -> code == 1) ? 1 : 0;
+            }
+            else { // the same keys and arguments (the layout did not change), the baseline's text
+                List<String> keys = new ArrayList<>();
+                List<Object> args = new ArrayList<>(List.of(LEASE));
+                holds.forEach(hold -> {
+                    keys.add(PREFIX + ":{" + hold.key() + "}:lock");
+                    args.add(hold.ownerToken());
+                });
+                List<?> replies = this.redis.execute(before, keys, args.toArray());
+                all = replies.stream().allMatch(code -> ((Number) code).longValue() == 1) ? 1 : 0;
+            }
             return CompletableFuture.completedFuture(all);
         };
         return new CostCase(name, batch == 1 ? "the watchdog's renewal of one lock" : "a batch's share per lock",
@@ -157,7 +224,7 @@ public final class ScriptCases {
         return i -> type.acquireCall(holder(type, i, "b"), new LockType.Grant("1", LEASE, true, false, true));
     }
 
-    private static CostCase of(String name, String measures, List<IntFunction<ScriptCall>> setup,
+    static CostCase of(String name, String measures, List<IntFunction<ScriptCall>> setup,
             IntFunction<ScriptCall> call, LongPredicate expected) {
         List<IntFunction<CompletableFuture<Long>>> steps = new ArrayList<>();
         setup.forEach(step -> steps.add(i -> step.apply(i).runAsync()));
