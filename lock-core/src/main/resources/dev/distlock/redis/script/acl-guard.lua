@@ -13,10 +13,10 @@ local function refusedGrant(...)
   for i = 1, #checks, 2 do
     local command, target = checks[i], checks[i + 1]
     local publish = command == 'PUBLISH' or command == 'SPUBLISH'
-    -- placeholder arguments that fit each command's arity without naming more keys: DEL key, PUBLISH channel message,
-    -- the others key and two more
+    -- placeholder arguments that fit each command's arity without naming more keys: DEL key, EXISTS key (each of
+    -- their arguments is a key), PUBLISH channel message, the others key and two more
     local granted
-    if command == 'DEL' then
+    if command == 'DEL' or command == 'EXISTS' then
       granted = redis.acl_check_cmd(command, target)
     elseif publish then
       granted = redis.acl_check_cmd(command, target, '')
