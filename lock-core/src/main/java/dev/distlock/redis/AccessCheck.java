@@ -47,6 +47,7 @@ final class AccessCheck {
                 LockType type = entry.getValue();
                 Hold probe = new Hold(new HoldKey(ownerToken, PROBE_KEY, entry.getKey()), type,
                         type.releaseChannel(PROBE_KEY), ownerToken);
+                type.checkAccess(probe); // names the first command refused, before any script could refuse one
                 long token = type.acquire(probe, new LockType.Grant("1", "5000", true, false, true));
                 if (token > 0) {
                     type.renew(List.of(probe), "5000");

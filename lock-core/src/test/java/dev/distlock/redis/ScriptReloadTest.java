@@ -8,11 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.redis.script.LockScripts;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -64,8 +63,6 @@ class ScriptReloadTest {
     }
 
     private static String renewSha(RedisLockService locks) {
-        DefaultRedisScript<List<?>> script = new DefaultRedisScript<>();
-        script.setLocation(new ClassPathResource("dev/distlock/redis/script/renew.lua"));
-        return script.getSha1();
+        return LockScripts.load("renew.lua", List.class).getSha1(); // as sent: with its includes and argument names
     }
 }

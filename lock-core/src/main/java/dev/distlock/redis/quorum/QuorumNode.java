@@ -6,11 +6,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.script.LockKeys;
-import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.ScriptArgument;
+import dev.distlock.redis.script.ScriptLayout;
 
 /**
  * One independent Redis master of a {@link QuorumLockService}: its own {@link RedisLockService}, which takes, renews
@@ -18,7 +18,8 @@ import dev.distlock.redis.script.LockScripts;
  */
 final class QuorumNode {
 
-    private static final RedisScript<Long> RAISE_FENCE = LockScripts.load("quorum-fence.lua", Long.class);
+    private static final ScriptLayout<Long> RAISE_FENCE = ScriptLayout.load("quorum-fence.lua", Long.class,
+            ScriptArgument.OWNER_TOKEN, ScriptArgument.RAISE_TO, ScriptArgument.TOKEN_RETENTION_MILLIS);
 
     /** What {@link #raiseFence} answers when this owner no longer holds the lock on this master. */
     static final long NOT_HELD = -1;
@@ -57,9 +58,12 @@ final class QuorumNode {
      * @return the fence before the call (0 when none), or {@link #NOT_HELD}
      */
     long raiseFence(String key, String ownerToken, long token) {
-        Long previous = this.redis.execute(RAISE_FENCE,
-                List.of(this.keys.lockHash(key), this.keys.name(key, "quorum-fence")), ownerToken,
-                Long.toString(token), this.tokenRetentionMillis);
+        Long previous = this.redis.execute(RAISE_FENCE.script(),
+                List.of(this.keys.lockHash(key), this.keys.name(key, "quorum-fence")), RAISE_FENCE.newArguments()
+                    .set(ScriptArgument.OWNER_TOKEN, ownerToken)
+                    .set(ScriptArgument.RAISE_TO, Long.toString(token))
+                    .set(ScriptArgument.TOKEN_RETENTION_MILLIS, this.tokenRetentionMillis)
+                    .toArray());
         if (previous == null) {
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }

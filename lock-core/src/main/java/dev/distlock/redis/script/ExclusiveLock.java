@@ -28,7 +28,8 @@ final class ExclusiveLock extends LockType {
     }
 
     @Override
-    public long handOff(LockTarget hold, Release release, LockTarget next, Grant grant, boolean lastOfRun) {
+    public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant,
+            boolean lastOfRun) {
         return this.context.scripts().handOff(lockHash(hold), hold.ownerToken(), release, next.ownerToken(), grant,
                 lastOfRun);
     }

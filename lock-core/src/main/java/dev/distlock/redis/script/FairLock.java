@@ -1,8 +1,19 @@
 package dev.distlock.redis.script;
 
-import java.util.List;
+import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
+import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
+import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.PLACE_LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
+import static dev.distlock.redis.script.ScriptArgument.REENTRY;
+import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
-import org.springframework.data.redis.core.script.RedisScript;
+import java.util.List;
 
 /**
  * The fair lock: {@code <prefix>:{key}:fair:lock} (the plain lock's hash layout, so renew.lua serves it),
@@ -13,11 +24,14 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class FairLock extends LockType {
 
-    private final RedisScript<Long> acquire = LockScripts.load("fair-acquire.lua", Long.class);
+    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("fair-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, PLACE_LEASE_MILLIS, CHANNEL, PUBLISH_COMMAND);
 
-    private final RedisScript<Long> release = LockScripts.load("fair-release.lua", Long.class);
+    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("fair-release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND);
 
-    private final RedisScript<Long> leave = LockScripts.load("fair-leave.lua", Long.class);
+    static final ScriptLayout<Long> LEAVE = ScriptLayout.load("fair-leave.lua", Long.class, OWNER_TOKEN, CHANNEL,
+            PUBLISH_COMMAND);
 
     FairLock(Context context) {
         super(context);
@@ -31,17 +45,18 @@ final class FairLock extends LockType {
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .grantCall(this.acquire, keys(hold), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
-                    grant.waiting() ? this.context.waiterLeaseMillis() : "0", grant.watchdogFlag(),
-                    grant.reentryFlag(), hold.releaseChannel(), publishCommand());
+            .grantCall(ACQUIRE, keys(hold), hold.ownerToken(), grant,
+                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
+                        .set(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLeaseMillis() : "0")
+                        .set(CHANNEL, hold.releaseChannel())
+                        .set(PUBLISH_COMMAND, publishCommand()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
         return this.context.scripts()
-            .call(this.release, keys(hold), hold.ownerToken(), release.holdId(), hold.releaseChannel(),
-                    this.context.tokenRetentionMillis(), release.keepHeldMillis(), publishCommand(),
-                    Long.toString(release.fencingToken()), release.watchdogFlag());
+            .call(RELEASE.script(), keys(hold), LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
+                    this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand()).toArray());
     }
 
     @Override
@@ -51,7 +66,12 @@ final class FairLock extends LockType {
 
     @Override
     public boolean leave(LockTarget hold) {
-        this.context.scripts().run(this.leave, keys(hold), hold.ownerToken(), hold.releaseChannel(), publishCommand());
+        this.context.scripts()
+            .run(LEAVE.script(), keys(hold), LEAVE.newArguments()
+                .set(OWNER_TOKEN, hold.ownerToken())
+                .set(CHANNEL, hold.releaseChannel())
+                .set(PUBLISH_COMMAND, publishCommand())
+                .toArray());
         return false; // the next waiter is named in a message
     }
 

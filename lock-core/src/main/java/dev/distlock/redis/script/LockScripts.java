@@ -1,9 +1,23 @@
 package dev.distlock.redis.script;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
+import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
+import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.LAST_OF_RUN;
+import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
+import static dev.distlock.redis.script.ScriptArgument.NEW_HOLD_ID;
+import static dev.distlock.redis.script.ScriptArgument.NEW_OWNER_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
+import static dev.distlock.redis.script.ScriptArgument.PUBLISH_ONLY_TO_WAITERS;
+import static dev.distlock.redis.script.ScriptArgument.REENTRY;
+import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.WAITING;
+import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -57,14 +71,30 @@ public final class LockScripts {
 
     private final StringRedisTemplate redis;
 
-    private final RedisScript<Long> acquire = load("acquire.lua", Long.class);
+    /** The arguments every grant script takes first, in this order (see {@link #grantCall}). */
+    static final List<ScriptArgument> GRANT_ARGUMENTS = List.of(OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, REENTRY,
+            RESTART_GRACE_MILLIS);
 
-    private final RedisScript<Long> release = load("release.lua", Long.class);
+    /** The arguments every release script takes first, in this order (see {@link #releaseArguments}). */
+    static final List<ScriptArgument> RELEASE_ARGUMENTS = List.of(OWNER_TOKEN, HOLD_ID, FENCING_TOKEN, WATCHDOG,
+            KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND);
 
-    private final RedisScript<Long> handOff = load("handoff.lua", Long.class);
+    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, WAITING);
+
+    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE,
+            PUBLISH_ONLY_TO_WAITERS);
+
+    static final ScriptLayout<Long> HAND_OFF = ScriptLayout.load("handoff.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN);
 
     @SuppressWarnings("rawtypes")
-    private final RedisScript<List> renew = load("renew.lua", List.class);
+    static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
+
+    /** The start-up check's: whether the user may run every command the scripts run (see AccessCheck). */
+    static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.load("access-check.lua", Long.class, CHANNEL,
+            PUBLISH_COMMAND);
 
     private final RestartGrace restartGrace;
 
@@ -96,36 +126,11 @@ public final class LockScripts {
         this.acknowledged = acknowledged;
     }
 
-    /** The line that includes a shared file, followed by its name (see {@link #read}). */
-    private static final String INCLUDE = "--#include ";
-
+    /** A script read with its includes, its arguments named (see {@link ScriptLayout#read}), its header unchecked. */
     public static <T> RedisScript<T> load(String name, Class<T> resultType) {
         // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
         // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
-        return new DefaultRedisScript<>(read(name), resultType);
-    }
-
-    /**
-     * A script's text, with each line {@code --#include <file>} replaced by that file of the same folder: a Lua
-     * function several scripts share is written once.
-     */
-    private static String read(String name) {
-        // Read by this class itself: on the module path the scripts' package is not open, so a class loader lookup
-        // (ClassPathResource without a class) would not find them.
-        String text;
-        try (InputStream in = LockScripts.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IOException("not found next to " + LockScripts.class.getName());
-            }
-            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Could not read the lock script " + name, ex);
-        }
-        List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
-        lines.replaceAll(line -> line.startsWith(INCLUDE)
-                ? read(line.substring(INCLUDE.length()).split(" ", 2)[0]).stripTrailing() : line);
-        return String.join("\n", lines);
+        return new DefaultRedisScript<>(ScriptLayout.read(name), resultType);
     }
 
     /**
@@ -133,24 +138,53 @@ public final class LockScripts {
      * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
      */
     ScriptCall acquire(String lockHash, String ownerToken, LockType.Grant grant) {
-        return grantCall(this.acquire, List.of(lockHash), ownerToken, grant.holdId(), grant.leaseMillis(),
-                grant.watchdogFlag(), grant.reentryFlag(), grant.waitingFlag());
+        return grantCall(ACQUIRE, List.of(lockHash), ownerToken, grant, grantArguments(ACQUIRE, ownerToken, grant)
+            .set(WAITING, grant.waitingFlag()));
     }
 
     /**
-     * A call of an acquire script with the restart grace's marker key and grace (ms) appended to its keys and
-     * arguments; a reply of {@link RestartGrace#refused} or below means the grace refused a new grant.
+     * The arguments every grant script shares ({@link #GRANT_ARGUMENTS}) but the restart grace, which
+     * {@link #grantCall} sets.
      */
-    ScriptCall grantCall(RedisScript<Long> script, List<String> keys, Object... args) {
+    static ScriptLayout<Long>.Arguments grantArguments(ScriptLayout<Long> layout, String ownerToken,
+            LockType.Grant grant) {
+        return layout.newArguments()
+            .set(OWNER_TOKEN, ownerToken)
+            .set(HOLD_ID, grant.holdId())
+            .set(LEASE_MILLIS, grant.leaseMillis())
+            .set(WATCHDOG, grant.watchdogFlag())
+            .set(REENTRY, grant.reentryFlag());
+    }
+
+    /** The arguments every release script shares ({@link #RELEASE_ARGUMENTS}). */
+    static ScriptLayout<Long>.Arguments releaseArguments(ScriptLayout<Long> layout, String ownerToken,
+            LockType.Release release, String retentionMillis, String channel, String publishCommand) {
+        return layout.newArguments()
+            .set(OWNER_TOKEN, ownerToken)
+            .set(HOLD_ID, release.holdId())
+            .set(FENCING_TOKEN, Long.toString(release.fencingToken()))
+            .set(WATCHDOG, release.watchdogFlag())
+            .set(KEEP_HELD_MILLIS, release.keepHeldMillis())
+            .set(TOKEN_RETENTION_MILLIS, retentionMillis)
+            .set(CHANNEL, channel)
+            .set(PUBLISH_COMMAND, publishCommand);
+    }
+
+    /**
+     * A call of a grant script with the restart grace's marker key appended to its keys and the grace (ms) set as
+     * {@link ScriptArgument#RESTART_GRACE_MILLIS}; a reply of {@link RestartGrace#refused} or below means the grace
+     * refused a new grant.
+     */
+    ScriptCall grantCall(ScriptLayout<Long> layout, List<String> keys, String ownerToken, LockType.Grant grant,
+            ScriptLayout<Long>.Arguments args) {
         List<String> allKeys = new ArrayList<>(keys.size() + 1);
         allKeys.addAll(keys);
         allKeys.add(this.restartGrace.marker(keys.get(0)));
-        Object[] allArgs = java.util.Arrays.copyOf(args, args.length + 1);
-        allArgs[args.length] = this.restartGrace.graceMillis();
+        args.set(RESTART_GRACE_MILLIS, this.restartGrace.graceMillis());
         if (this.acknowledged != null) {
-            this.grantScripts.add(script);
+            this.grantScripts.add(layout.script());
         }
-        return new ScriptCall(this, script, allKeys, allArgs);
+        return new ScriptCall(this, layout.script(), allKeys, args.toArray());
     }
 
     /**
@@ -158,11 +192,18 @@ public final class LockScripts {
      * new fencing token ({@code > 0}), or one of {@link #ALREADY_RELEASED}, {@link #HELD_BY_ANOTHER}, {@link
      * #NOT_HELD}, {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
      */
-    long handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
+    ScriptCall handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
             LockType.Grant grant, boolean lastOfRun) {
-        return run(this.handOff, List.of(lockHash), ownerToken, release.holdId(),
-                Long.toString(release.fencingToken()), newOwnerToken, grant.holdId(), grant.leaseMillis(),
-                grant.watchdogFlag(), lastOfRun ? "1" : "0");
+        return call(HAND_OFF.script(), List.of(lockHash), HAND_OFF.newArguments()
+            .set(OWNER_TOKEN, ownerToken)
+            .set(HOLD_ID, release.holdId())
+            .set(FENCING_TOKEN, Long.toString(release.fencingToken()))
+            .set(NEW_OWNER_TOKEN, newOwnerToken)
+            .set(NEW_HOLD_ID, grant.holdId())
+            .set(LEASE_MILLIS, grant.leaseMillis())
+            .set(WATCHDOG, grant.watchdogFlag())
+            .set(LAST_OF_RUN, lastOfRun ? "1" : "0")
+            .toArray());
     }
 
     /**
@@ -172,14 +213,16 @@ public final class LockScripts {
      */
     ScriptCall release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
             String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
-        return call(this.release, List.of(lockHash), ownerToken, release.holdId(), channel, message, retentionMillis,
-                release.keepHeldMillis(), publishCommand, Long.toString(release.fencingToken()),
-                release.watchdogFlag(), publishOnlyToWaiters ? "1" : "0");
+        return call(RELEASE.script(), List.of(lockHash),
+                releaseArguments(RELEASE, ownerToken, release, retentionMillis, channel, publishCommand)
+                    .set(MESSAGE, message)
+                    .set(PUBLISH_ONLY_TO_WAITERS, publishOnlyToWaiters ? "1" : "0")
+                    .toArray());
     }
 
     /** Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... */
     int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
-        return renewBatch(this.renew, lockHashes, ownerTokens, leaseMillis);
+        return renewBatch(RENEW, lockHashes, ownerTokens, leaseMillis);
     }
 
     /**
@@ -187,12 +230,14 @@ public final class LockScripts {
      * {@link #RENEWED}, {@link #NOT_HELD_BY_OWNER} or {@link #NOT_RENEWED}.
      */
     @SuppressWarnings("rawtypes")
-    int[] renewBatch(RedisScript<List> script, List<String> keys, List<String> ownerTokens, String leaseMillis) {
-        List<String> args = new ArrayList<>(ownerTokens.size() + 1);
-        args.add(leaseMillis);
-        args.addAll(ownerTokens);
-        List<?> replies = (this.acknowledged != null) ? this.acknowledged.renew(script, keys, args.toArray())
-                : this.redis.execute(script, keys, args.toArray());
+    int[] renewBatch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
+        ScriptLayout<List>.Arguments arguments = layout.arguments(ownerTokens.size()).set(LEASE_MILLIS, leaseMillis);
+        for (int i = 0; i < ownerTokens.size(); i++) {
+            arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));
+        }
+        Object[] args = arguments.toArray();
+        List<?> replies = (this.acknowledged != null) ? this.acknowledged.renew(layout.script(), keys, args)
+                : this.redis.execute(layout.script(), keys, args);
         if (replies == null) {
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }
@@ -203,8 +248,8 @@ public final class LockScripts {
         return renewed;
     }
 
-    /** A call of an integer-answering script. */
-    ScriptCall call(RedisScript<Long> script, List<String> keys, Object... args) {
+    /** A call of an integer-answering script, with its arguments in ARGV order. */
+    ScriptCall call(RedisScript<Long> script, List<String> keys, Object[] args) {
         return new ScriptCall(this, script, keys, args);
     }
 

@@ -72,13 +72,30 @@ public abstract class LockType {
      *
      * @return the new fencing token ({@code > 0}), or a code saying why nothing was handed off
      */
-    public long handOff(LockTarget hold, Release release, LockTarget next, Grant grant, boolean lastOfRun) {
+    public final long handOff(LockTarget hold, Release release, LockTarget next, Grant grant, boolean lastOfRun) {
+        return handOffCall(hold, release, next, grant, lastOfRun).run();
+    }
+
+    /** The script call of {@link #handOff}. */
+    public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant, boolean lastOfRun) {
         throw new UnsupportedOperationException("Only exclusive locks are handed off");
     }
 
     /** Whether {@link #handOff} works for this type. */
     public boolean handsOff() {
         return false;
+    }
+
+    /**
+     * The start-up check's first step: runs access-check.lua on this type's first key and release channel, which
+     * fails with NOPERM naming the first command (or the channel) the Redis user may not use.
+     */
+    public final void checkAccess(LockTarget probe) {
+        ScriptLayout<Long> check = LockScripts.ACCESS_CHECK;
+        this.context.scripts().run(check.script(), List.of(keys(probe).get(0)), check.newArguments()
+            .set(ScriptArgument.CHANNEL, probe.releaseChannel())
+            .set(ScriptArgument.PUBLISH_COMMAND, publishCommand())
+            .toArray());
     }
 
     /** Every Redis key a hold of this type may use: for removing the start-up check's probe lock. */

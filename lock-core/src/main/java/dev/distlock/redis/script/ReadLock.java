@@ -1,10 +1,22 @@
 package dev.distlock.redis.script;
 
+import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
+import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
+import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
+import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
+import static dev.distlock.redis.script.ScriptArgument.REENTRY;
+import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
+
 import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.distlock.LockMode;
 
@@ -18,12 +30,15 @@ import dev.distlock.LockMode;
  */
 final class ReadLock extends LockType {
 
-    private final RedisScript<Long> acquire = LockScripts.load("read-acquire.lua", Long.class);
+    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("read-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, TOKEN_RETENTION_MILLIS);
 
-    private final RedisScript<Long> release = LockScripts.load("read-release.lua", Long.class);
+    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("read-release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE);
 
     @SuppressWarnings("rawtypes")
-    private final RedisScript<List> renew = LockScripts.load("read-renew.lua", List.class);
+    static final ScriptLayout<List> RENEW = ScriptLayout.load("read-renew.lua", List.class, LEASE_MILLIS,
+            OWNER_TOKEN);
 
     ReadLock(Context context) {
         super(context);
@@ -37,18 +52,20 @@ final class ReadLock extends LockType {
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .grantCall(this.acquire, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
-                    name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(),
-                    grant.leaseMillis(), this.context.tokenRetentionMillis(), grant.watchdogFlag(),
-                    grant.reentryFlag());
+            .grantCall(ACQUIRE, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
+                    name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken(), grant,
+                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
+                        .set(TOKEN_RETENTION_MILLIS, this.context.tokenRetentionMillis()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
         return this.context.scripts()
-            .call(this.release, List.of(readers(hold), reader(hold)), hold.ownerToken(), release.holdId(),
-                    hold.releaseChannel(), this.context.clientId(), this.context.tokenRetentionMillis(),
-                    release.keepHeldMillis(), publishCommand(), release.watchdogFlag());
+            .call(RELEASE.script(), List.of(readers(hold), reader(hold)),
+                    LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
+                            this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand())
+                        .set(MESSAGE, this.context.clientId())
+                        .toArray());
     }
 
     @Override
@@ -60,7 +77,7 @@ final class ReadLock extends LockType {
             keys.add(reader(hold));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewBatch(this.renew, keys, tokens, leaseMillis);
+        return this.context.scripts().renewBatch(RENEW, keys, tokens, leaseMillis);
     }
 
     @Override

@@ -1,8 +1,18 @@
 package dev.distlock.redis.script;
 
-import java.util.List;
+import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
+import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
+import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
+import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.PLACE_LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
+import static dev.distlock.redis.script.ScriptArgument.REENTRY;
+import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
-import org.springframework.data.redis.core.script.RedisScript;
+import java.util.List;
 
 /**
  * The write side of a read/write lock (structures in {@link ReadLock}). The writer's hash has the plain lock's layout,
@@ -14,9 +24,11 @@ final class WriteLock extends LockType {
     /** The writer's hash suffix: {@code <prefix>:{key}:rw:write}. */
     private static final String WRITER = "rw:write";
 
-    private final RedisScript<Long> acquire = LockScripts.load("write-acquire.lua", Long.class);
+    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("write-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, TOKEN_RETENTION_MILLIS, PLACE_LEASE_MILLIS);
 
-    private final RedisScript<Long> withdraw = LockScripts.load("write-withdraw.lua", Long.class);
+    static final ScriptLayout<Long> WITHDRAW = ScriptLayout.load("write-withdraw.lua", Long.class, OWNER_TOKEN,
+            CHANNEL, PUBLISH_COMMAND, MESSAGE);
 
     WriteLock(Context context) {
         super(context);
@@ -30,10 +42,11 @@ final class WriteLock extends LockType {
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .grantCall(this.acquire, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
-                    name(hold, "rw:fence")), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
-                    this.context.tokenRetentionMillis(), grant.waiting() ? this.context.waiterLeaseMillis() : "0",
-                    grant.watchdogFlag(), grant.reentryFlag());
+            .grantCall(ACQUIRE, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
+                    name(hold, "rw:fence")), hold.ownerToken(), grant,
+                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
+                        .set(TOKEN_RETENTION_MILLIS, this.context.tokenRetentionMillis())
+                        .set(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLeaseMillis() : "0"));
     }
 
     @Override
@@ -49,8 +62,12 @@ final class WriteLock extends LockType {
     @Override
     public boolean leave(LockTarget hold) {
         return this.context.scripts()
-            .run(this.withdraw, List.of(name(hold, "rw:intent"), writer(hold)), hold.ownerToken(),
-                    hold.releaseChannel(), this.context.clientId(), publishCommand()) == 1;
+            .run(WITHDRAW.script(), List.of(name(hold, "rw:intent"), writer(hold)), WITHDRAW.newArguments()
+                .set(OWNER_TOKEN, hold.ownerToken())
+                .set(CHANNEL, hold.releaseChannel())
+                .set(PUBLISH_COMMAND, publishCommand())
+                .set(MESSAGE, this.context.clientId())
+                .toArray()) == 1;
     }
 
     @Override

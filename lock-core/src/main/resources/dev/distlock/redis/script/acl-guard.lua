@@ -1,8 +1,10 @@
--- The ACL guard: a script checks each write it may make (command and key, or the publish command and channel) before
--- its first write, so that a grant revoked while the application runs fails the whole script with NOPERM naming the
--- command, never half-way: no lock key without an expiry, no release that wrote but could not publish. Arguments:
--- command, key or channel, command, key or channel, ... Returns the error reply to return, or nil when all are
--- granted. redis.acl_check_cmd (Redis 7) runs inside the script: no round trip; before Redis 7 there is no check.
+-- The ACL guard: a script checks the commands a path of it runs from its first write on (command and key, or the
+-- publish command and channel) right before that first write, so that a grant revoked while the application runs
+-- fails the whole script with NOPERM naming the command, never half-way: no lock key without an expiry, no release
+-- that wrote but could not publish. Commands before the first write need no check: a refusal there changes nothing
+-- (Redis's own error, which names no command; the start-up check, access-check.lua, names every one).
+-- Arguments: command, key or channel, command, key or channel, ... Returns the error reply to return, or nil when all
+-- are granted. redis.acl_check_cmd (Redis 7) runs inside the script: no round trip; before Redis 7 there is no check.
 local function refusedGrant(...)
   if not redis.acl_check_cmd then
     return nil
@@ -11,10 +13,10 @@ local function refusedGrant(...)
   for i = 1, #checks, 2 do
     local command, target = checks[i], checks[i + 1]
     local publish = command == 'PUBLISH' or command == 'SPUBLISH'
-    -- placeholder arguments that fit each command's arity without naming more keys: DEL key, PUBLISH channel message,
-    -- the others key and two more
+    -- placeholder arguments that fit each command's arity without naming more keys: DEL key, EXISTS key (each of
+    -- their arguments is a key), PUBLISH channel message, the others key and two more
     local granted
-    if command == 'DEL' then
+    if command == 'DEL' or command == 'EXISTS' then
       granted = redis.acl_check_cmd(command, target)
     elseif publish then
       granted = redis.acl_check_cmd(command, target, '')

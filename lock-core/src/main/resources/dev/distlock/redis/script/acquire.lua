@@ -3,43 +3,34 @@
 --          one field per open hold id (its lease end in Redis ms, or 'w' when the watchdog renews it),
 --          'fence' = last fencing token, 'released' = token of the last owner to free it, 'chain' = the first token
 --          of the run of grants since the hash last vanished, each ended by its owner's release (see release.lua)
--- ARGV[1]  owner token
--- ARGV[2]  hold id, one per acquisition, so that a retried call never counts twice
--- ARGV[3]  lease in milliseconds
--- ARGV[4]  '1' when the watchdog renews this acquisition, '0' for a fixed lease
--- ARGV[5]  '1' for a re-entry: granted only while this owner still holds the lock, never as a new grant
--- ARGV[6]  '1' when the caller waits if refused: a refusal then sets 'waiting', so that a process handing the lock
---          on among its own waiters (handoff.lua) knows that others wait
--- KEYS[2]  the restart grace marker (see restartGraceLeft); ARGV[7] the restart grace in ms, 0 for none
--- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
--- -1 - (the holder's remaining lease in ms) when another owner holds it.
+-- KEYS[2]  the restart grace marker (see restart-grace.lua)
+-- The arguments (names shared with the Java side, dev.distlock.redis.script.ScriptArgument; every grant script takes
+-- the first six at these positions):
+-- ARGV[1]  OWNER_TOKEN
+-- ARGV[2]  HOLD_ID               one per acquisition, so that a retried call never counts twice
+-- ARGV[3]  LEASE_MILLIS
+-- ARGV[4]  WATCHDOG              '1' when the watchdog renews this acquisition, '0' for a fixed lease
+-- ARGV[5]  REENTRY               '1' for a re-entry: granted only while this owner still holds the lock, never anew
+-- ARGV[6]  RESTART_GRACE_MILLIS  0 for none
+-- ARGV[7]  WAITING               '1' when the caller waits if refused: a refusal then sets 'waiting', so that a
+--                                process handing the lock on among its own waiters (handoff.lua) knows others wait
+-- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone,
+-- -1 - (the holder's remaining lease in ms) when another owner holds it, or -1 - 2^40 - (ms) when the restart grace
+-- refuses a new grant.
+--#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('HSET', KEYS[1], 'HSETNX', KEYS[1], 'HINCRBY', KEYS[1], 'PTTL', KEYS[1],
-  'PEXPIRE', KEYS[1])
-if refused then
-  return refused
-end
+--#include reenter.lua (defines reenter)
+--#include new-grant.lua (defines grantAnew)
 --#include restart-grace.lua (defines restartGraceLeft)
---#include add-hold.lua (defines addHold)
---#include delayed-release.lua (defines heldFor, keepReleased)
+--#include delayed-release.lua (defines heldFor)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain', 'until')
 local owner = state[1]
-local lease = tonumber(ARGV[3])
-local watched = ARGV[4] == '1'
-local now
-if owner == ARGV[1] then
-  local holdLease = 'w'
-  if not watched then
-    now = redis.call('TIME')
-    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
-  end
-  addHold(KEYS[1], ARGV[2], holdLease, watched)
-  if redis.call('PTTL', KEYS[1]) < lease then -- a re-entry never shortens the lease
-    redis.call('PEXPIRE', KEYS[1], lease)
-  end
-  return tonumber(state[2])
+local lease = tonumber(LEASE_MILLIS)
+local watched = WATCHDOG == '1'
+if owner == OWNER_TOKEN then
+  return reenter(KEYS[1], HOLD_ID, lease, watched, nil) or tonumber(state[2])
 end
-if ARGV[5] == '1' then
+if REENTRY == '1' then
   return 0
 end
 local releasedFor = heldFor(owner, state[4])
@@ -50,31 +41,18 @@ if releasedFor then
   owner = nil -- a delayed release whose delay has ended: free
 end
 if owner then
-  if ARGV[6] == '1' then
-    redis.call('HSET', KEYS[1], 'waiting', 1)
+  local leaseLeft = redis.call('PTTL', KEYS[1])
+  if WAITING == '1' then
+    redis.call('HSET', KEYS[1], 'waiting', 1) -- the only write, and the last command: needs no guard
   end
-  return -1 - redis.call('PTTL', KEYS[1])
+  return -1 - leaseLeft
 end
-local graceLeft = restartGraceLeft(KEYS[2], tonumber(ARGV[7]))
+local graceLeft = restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
 if graceLeft then
-  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
+  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
 end
--- A new grant. The token is one more than the last token while the hash keeps it; without one, the Redis clock in
--- microseconds, so that it keeps increasing after the hash has expired or was lost in a restart (a run of grants from
--- a clock reading adds one per grant, so it never overtakes the clock). A fixed lease needs the clock anyway.
-local fence
-local holdLease = 'w'
-if not watched or not state[2] then
-  now = redis.call('TIME')
-  fence = math.max(tonumber(state[2] or 0) + 1, now[1] * 1000000 + now[2])
-  if not watched then
-    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
-  end
-else
-  fence = tonumber(state[2]) + 1
+local refused = refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+if refused then
+  return refused
 end
-fence = string.format('%d', fence)
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
-  'fence', fence, 'chain', state[3] or fence)
-redis.call('PEXPIRE', KEYS[1], lease)
-return tonumber(fence)
+return tonumber(grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, lease, watched, state[2], state[3], nil))

@@ -1,4 +1,4 @@
--- A release with a delay (release.lua, fair-release.lua with ARGV 'keep held' > 0) leaves the hash with owner
+-- A release with a delay (release.lua, fair-release.lua with KEEP_HELD_MILLIS > 0) leaves the hash with owner
 -- '(released)', a token no owner has, and 'until' = the end of the delay in Redis ms: held by nobody until then. The
 -- hash itself lives on for the token retention, or the delay if longer, so that a retried release still finds its
 -- 'released' mark after the delay (a hash that expired at the delay would report the lease lost).
@@ -10,13 +10,4 @@ local function heldFor(owner, untilMillis)
   end
   local now = redis.call('TIME')
   return math.max(0, tonumber(untilMillis or 0) - (now[1] * 1000 + math.floor(now[2] / 1000)))
-end
--- keepReleased(hash, ownerToken, delayMillis, retentionMillis, ...): marks the owner's last hold released with a
--- delay; the further arguments are field-value pairs to set as well.
-local function keepReleased(hash, ownerToken, delayMillis, retentionMillis, ...)
-  local now = redis.call('TIME')
-  local untilMillis = now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(delayMillis)
-  redis.call('HSET', hash, 'owner', '(released)', 'released', ownerToken, 'until', string.format('%d', untilMillis),
-    ...)
-  redis.call('PEXPIRE', hash, math.max(tonumber(retentionMillis), tonumber(delayMillis)))
 end

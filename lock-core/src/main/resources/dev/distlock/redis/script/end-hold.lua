@@ -36,3 +36,12 @@ local function keepLongestLease(hash, watchdogHold)
   end
   return leaseEnd
 end
+-- keepReleased(hash, ownerToken, delayMillis, retentionMillis, ...): marks the owner's last hold released with a
+-- delay (see delayed-release.lua); the further arguments are field-value pairs to set as well.
+local function keepReleased(hash, ownerToken, delayMillis, retentionMillis, ...)
+  local now = redis.call('TIME')
+  local untilMillis = now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(delayMillis)
+  redis.call('HSET', hash, 'owner', '(released)', 'released', ownerToken, 'until', string.format('%d', untilMillis),
+    ...)
+  redis.call('PEXPIRE', hash, math.max(tonumber(retentionMillis), tonumber(delayMillis)))
+end

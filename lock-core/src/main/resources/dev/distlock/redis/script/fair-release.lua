@@ -1,50 +1,59 @@
 -- Releases one hold of a fair lock; the owner's last hold frees it and wakes the first waiter, naming it.
 -- KEYS[1]  the lock hash (see acquire.lua); KEYS[2] the queue and KEYS[3] the places (see fair-acquire.lua)
--- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] release channel
--- ARGV[4]  how long to keep the last fencing token once the lock is free, in milliseconds
--- ARGV[5]  0 to free the lock now; otherwise keep it held, unrenewed, for this many more milliseconds
--- ARGV[6]  the publish command (see release.lua)
--- ARGV[7]  the fencing token of the owner's grant; ARGV[8] '1' when the watchdog renews this hold (see release.lua)
+-- The arguments (see ScriptArgument; as in release.lua):
+-- ARGV[1]  OWNER_TOKEN
+-- ARGV[2]  HOLD_ID
+-- ARGV[3]  FENCING_TOKEN
+-- ARGV[4]  WATCHDOG
+-- ARGV[5]  KEEP_HELD_MILLIS
+-- ARGV[6]  TOKEN_RETENTION_MILLIS
+-- ARGV[7]  CHANNEL
+-- ARGV[8]  PUBLISH_COMMAND
 -- Returns what release.lua returns.
+--#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
-  'PEXPIREAT', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZRANGE', KEYS[2],
-  'ZRANGEBYSCORE', KEYS[3])
-if refused then
-  return refused
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
+--#include fair-queue.lua (defines dropLapsed)
+local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', HOLD_ID)
+if state[1] ~= OWNER_TOKEN then
+  return notOwnerReply(state, OWNER_TOKEN, tonumber(FENCING_TOKEN))
 end
---#include end-hold.lua (defines notOwnerReply, keepLongestLease)
---#include delayed-release.lua (defines heldFor, keepReleased)
-local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence')
-if state[1] ~= ARGV[1] then
-  return notOwnerReply(state, ARGV[1], tonumber(ARGV[7]))
-end
-if redis.call('HDEL', KEYS[1], ARGV[2]) == 0 then
+if not state[6] then
   return 0
 end
-if redis.call('HINCRBY', KEYS[1], 'holds', -1) > 0 then
-  keepLongestLease(KEYS[1], ARGV[8] == '1')
+if state[5] ~= '1' then
+  local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
+    'PEXPIREAT', KEYS[1])
+  if refused then
+    return refused
+  end
+  redis.call('HDEL', KEYS[1], HOLD_ID)
+  redis.call('HINCRBY', KEYS[1], 'holds', -1)
+  keepLongestLease(KEYS[1], WATCHDOG == '1')
   return 2
 end
-if tonumber(ARGV[5]) > 0 then
-  keepReleased(KEYS[1], ARGV[1], ARGV[5], ARGV[4]) -- held, unrenewed (see release.lua)
+if tonumber(KEEP_HELD_MILLIS) > 0 then
+  local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+  if refused then
+    return refused
+  end
+  redis.call('HDEL', KEYS[1], HOLD_ID)
+  keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0) -- held, unrenewed
   return 1
 end
-refused = refusedGrant(ARGV[6], ARGV[3]) -- the last hold may wake a waiter: the channel is checked before the writes
+-- the last hold may wake a waiter: the channel is checked before the writes
+local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZREM', KEYS[3],
+  'ZRANGE', KEYS[2], 'ZRANGEBYSCORE', KEYS[3], PUBLISH_COMMAND, CHANNEL)
 if refused then
   return refused
 end
-redis.call('HDEL', KEYS[1], 'owner', 'holds', 'watched')
-redis.call('HSET', KEYS[1], 'released', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', 'watched')
+redis.call('HSET', KEYS[1], 'released', OWNER_TOKEN)
+redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
 local now = redis.call('TIME')
-local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', nowMillis)) do
-  redis.call('ZREM', KEYS[2], gone)
-  redis.call('ZREM', KEYS[3], gone)
-end
+dropLapsed(KEYS[2], KEYS[3], now[1] * 1000 + math.floor(now[2] / 1000))
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
 if first then
-  redis.call(ARGV[6], ARGV[3], first)
+  redis.call(PUBLISH_COMMAND, CHANNEL, first)
 end
 return 1

@@ -2,27 +2,26 @@
 -- the waiter's grant in one call, with a new, higher fencing token and a fresh lease, and no release message (the lock
 -- is never free). The run of grants since 'chain' goes on, so a retried release of the old owner recognises itself.
 -- KEYS[1]  the lock hash (see acquire.lua)
--- ARGV[1]  the releasing owner token
--- ARGV[2]  the releasing hold id
--- ARGV[3]  the fencing token of the releasing owner's grant
--- ARGV[4]  the new owner token
--- ARGV[5]  the new hold id
--- ARGV[6]  the new lease in milliseconds
--- ARGV[7]  '1' when the watchdog renews the new hold, '0' for a fixed lease
--- ARGV[8]  '1' when the process's run of hand-offs reached its bound: hand off only if no other waiter was refused
+-- The arguments (see ScriptArgument):
+-- ARGV[1]  OWNER_TOKEN      the releasing owner token
+-- ARGV[2]  HOLD_ID          the releasing hold id
+-- ARGV[3]  FENCING_TOKEN    the fencing token of the releasing owner's grant
+-- ARGV[4]  NEW_OWNER_TOKEN  the new owner token
+-- ARGV[5]  NEW_HOLD_ID      the new hold id
+-- ARGV[6]  LEASE_MILLIS     the new lease
+-- ARGV[7]  WATCHDOG         '1' when the watchdog renews the new hold, '0' for a fixed lease
+-- ARGV[8]  LAST_OF_RUN      '1' when the process's run of hand-offs reached its bound: hand off only if no other
+--                           waiter was refused
 -- Returns the new fencing token (> 0) when handed off; otherwise nothing changed and it returns 0 when the releasing
 -- hold was released before, -1 when another owner holds the lock, -2 when nobody holds it, -3 when the owner has
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
+--#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
-if refused then
-  return refused
-end
-local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', ARGV[2], ARGV[5], 'waiting')
-if state[1] ~= ARGV[1] then
-  local token = tonumber(ARGV[3])
+local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
+if state[1] ~= OWNER_TOKEN then
+  local token = tonumber(FENCING_TOKEN)
   local handed = state[3] and state[4] and tonumber(state[4]) <= token and token < tonumber(state[3])
-  if state[1] == ARGV[4] and state[6] and handed then
+  if state[1] == NEW_OWNER_TOKEN and state[6] and handed then
     return tonumber(state[3]) -- a retried call whose first run handed the lock off
   end
   if handed then
@@ -39,19 +38,23 @@ end
 if state[2] ~= '1' then
   return -3
 end
-if ARGV[8] == '1' and state[7] then
+if LAST_OF_RUN == '1' and state[7] then
   return -4
 end
+local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+if refused then
+  return refused
+end
 local fence = tonumber(state[3]) + 1
-local watched = ARGV[7] == '1'
-local lease = tonumber(ARGV[6])
+local watched = WATCHDOG == '1'
+local lease = tonumber(LEASE_MILLIS)
 local holdLease = 'w'
 if not watched then
   local now = redis.call('TIME')
   holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
 end
-redis.call('HDEL', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[1], 'owner', ARGV[4], 'holds', 1, 'watched', watched and 1 or 0, ARGV[5], holdLease,
-  'fence', string.format('%d', fence))
+redis.call('HDEL', KEYS[1], HOLD_ID)
+redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', 1, 'watched', watched and 1 or 0, NEW_HOLD_ID,
+  holdLease, 'fence', string.format('%d', fence))
 redis.call('PEXPIRE', KEYS[1], lease)
 return fence

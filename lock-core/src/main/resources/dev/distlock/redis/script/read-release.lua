@@ -1,14 +1,20 @@
 -- Releases one hold of a read lock; the owner's last hold ends its reading, and the last reader wakes the waiters.
 -- KEYS[1]  the readers (see read-acquire.lua)
 -- KEYS[2]  this reader's hash (see read-acquire.lua); once released it keeps only 'released' for a while
--- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] release channel; ARGV[4] release message
--- ARGV[5]  how long a released reader's hash stays to recognise a retried call, in ms
--- ARGV[6]  0 to end the read now; otherwise keep it, unrenewed, for this many more ms
--- ARGV[7]  the publish command (see release.lua)
--- ARGV[8]  '1' when the watchdog renews this hold, '0' for a fixed lease
+-- The arguments (see ScriptArgument; the first eight as in release.lua):
+-- ARGV[1]  OWNER_TOKEN
+-- ARGV[2]  HOLD_ID
+-- ARGV[3]  FENCING_TOKEN           (unused: a reader's hash recognises a retried call by its 'released' mark)
+-- ARGV[4]  WATCHDOG
+-- ARGV[5]  KEEP_HELD_MILLIS        0 to end the read now; otherwise keep it, unrenewed, for this many more ms
+-- ARGV[6]  TOKEN_RETENTION_MILLIS  how long a released reader's hash stays to recognise a retried call
+-- ARGV[7]  CHANNEL
+-- ARGV[8]  PUBLISH_COMMAND
+-- ARGV[9]  MESSAGE
 -- Returns 1 when the lock was freed by its last reader (or left to expire), 3 when this owner stopped reading but
 -- other readers remain, 2 when other holds of the owner remain, 0 when this hold was released before (a retried
 -- call), -2 when the reader's lease had run out.
+--#arguments
 --#include acl-guard.lua (defines refusedGrant)
 local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCORE', KEYS[1], 'ZADD', KEYS[1], 'PTTL', KEYS[1],
   'PEXPIRE', KEYS[1], 'ZREM', KEYS[1], 'ZCARD', KEYS[1], 'HDEL', KEYS[2], 'HINCRBY', KEYS[2], 'HGET', KEYS[2],
@@ -16,47 +22,46 @@ local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCORE', KEYS[1], 'ZA
 if refused then
   return refused
 end
---#include end-hold.lua (defines notOwnerReply, keepLongestLease)
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
+--#include extend-lease.lua (defines extendLease)
 -- A retried call: this owner token ended a read before ('released'), and this hold is not one of its open ones
 -- (hold ids are never reused). A later read of the same token keeps the mark (see read-acquire.lua).
-if redis.call('HEXISTS', KEYS[2], 'released') == 1 and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then
+if redis.call('HEXISTS', KEYS[2], 'released') == 1 and redis.call('HEXISTS', KEYS[2], HOLD_ID) == 0 then
   return 0
 end
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMillis)
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+if not redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) then
   return -2
 end
-if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then
+if redis.call('HDEL', KEYS[2], HOLD_ID) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[2], 'holds', -1) > 0 then
-  local leaseEnd = keepLongestLease(KEYS[2], ARGV[8] == '1') -- the reader keeps its longest open lease
+  local leaseEnd = keepLongestLease(KEYS[2], WATCHDOG == '1') -- the reader keeps its longest open lease
   if leaseEnd > 0 then
-    redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), ARGV[1])
+    redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), OWNER_TOKEN)
   end
   return 2
 end
-local keepHeld = tonumber(ARGV[6])
-refused = refusedGrant(ARGV[7], ARGV[3]) -- the last reader publishes: the channel is checked before the writes
+local keepHeld = tonumber(KEEP_HELD_MILLIS)
+refused = refusedGrant(PUBLISH_COMMAND, CHANNEL) -- the last reader publishes: the channel is checked before the writes
 if refused then
   return refused
 end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], 'released', 1)
-redis.call('PEXPIRE', KEYS[2], math.max(tonumber(ARGV[5]), keepHeld))
+redis.call('PEXPIRE', KEYS[2], math.max(tonumber(TOKEN_RETENTION_MILLIS), keepHeld))
 if keepHeld > 0 then
   -- The reader stays counted until the delay ends; waiters re-check then.
-  redis.call('ZADD', KEYS[1], string.format('%d', nowMillis + keepHeld), ARGV[1])
-  if redis.call('PTTL', KEYS[1]) < keepHeld then
-    redis.call('PEXPIRE', KEYS[1], keepHeld)
-  end
+  redis.call('ZADD', KEYS[1], string.format('%d', nowMillis + keepHeld), OWNER_TOKEN)
+  extendLease(KEYS[1], keepHeld)
   return 1
 end
-redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[1], OWNER_TOKEN)
 if redis.call('ZCARD', KEYS[1]) > 0 then
   return 3
 end
-redis.call(ARGV[7], ARGV[3], ARGV[4])
+redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
 return 1

@@ -1,12 +1,15 @@
 -- Extends the leases of a batch of readers, each only if it still reads.
 -- KEYS[2i-1], KEYS[2i]  the readers and the reader's hash of reader i (see read-acquire.lua); one Redis Cluster slot
--- ARGV[1]    lease in milliseconds
--- ARGV[i+1]  the owner token of reader i
+-- The arguments (see ScriptArgument):
+-- ARGV[1]     LEASE_MILLIS
+-- ARGV[2...]  OWNER_TOKEN  the owner token of reader i is ARGV[i + 1]
 -- Returns, per reader, 1 when renewed, 0 when its lease had run out or its entry was deleted, and 2 when it reads
 -- but no open hold of it is renewed.
+--#arguments
+--#include extend-lease.lua (defines extendLease)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local lease = tonumber(ARGV[1])
+local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 for i = 1, #KEYS / 2 do
   local readers, reader, token = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
@@ -18,12 +21,8 @@ for i = 1, #KEYS / 2 do
     if leaseEnd < nowMillis + lease then -- never shortens a longer fixed lease of a re-entry
       redis.call('ZADD', readers, string.format('%d', nowMillis + lease), token)
     end
-    if redis.call('PTTL', reader) < lease then -- the hash may live longer, for a 'released' mark (read-acquire.lua)
-      redis.call('PEXPIRE', reader, lease)
-    end
-    if redis.call('PTTL', readers) < lease then
-      redis.call('PEXPIRE', readers, lease)
-    end
+    extendLease(reader, lease) -- the hash may live longer, for a 'released' mark (read-acquire.lua)
+    extendLease(readers, lease)
     renewed[i] = 1
   else
     renewed[i] = 0

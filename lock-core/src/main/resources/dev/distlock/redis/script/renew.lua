@@ -1,11 +1,14 @@
 -- Extends the leases of a batch of exclusive locks, each only if its owner still holds it and one of the owner's open
 -- holds asked for renewal (see acquire.lua).
--- KEYS[i]    a lock hash (see acquire.lua); all keys of one call live in one Redis Cluster slot
--- ARGV[1]    lease in milliseconds
--- ARGV[i+1]  the owner token expected for KEYS[i]
+-- KEYS[i]  a lock hash (see acquire.lua); all keys of one call live in one Redis Cluster slot
+-- The arguments (see ScriptArgument):
+-- ARGV[1]     LEASE_MILLIS
+-- ARGV[2...]  OWNER_TOKEN  the owner token expected for KEYS[i] is ARGV[i + 1]
 -- Returns, per key, 1 when renewed, 0 when the lock is no longer held by that owner, and 2 when it is held but no open
 -- hold is renewed (the owner's renewed holds were released, or the lock is kept until a delay ends).
-local lease = tonumber(ARGV[1])
+--#arguments
+--#include extend-lease.lua (defines extendLease)
+local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 for i, key in ipairs(KEYS) do
   local state = redis.call('HMGET', key, 'owner', 'watched')
@@ -14,9 +17,7 @@ for i, key in ipairs(KEYS) do
   elseif state[2] == '0' then
     renewed[i] = 2
   else
-    if redis.call('PTTL', key) < lease then -- never shortens a longer fixed lease of a re-entry
-      redis.call('PEXPIRE', key, lease)
-    end
+    extendLease(key, lease) -- never shortens a longer fixed lease of a re-entry
     renewed[i] = 1
   end
 end

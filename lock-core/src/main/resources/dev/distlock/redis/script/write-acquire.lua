@@ -4,46 +4,49 @@
 -- KEYS[2]  the readers (see read-acquire.lua)
 -- KEYS[3]  the write intent (see read-acquire.lua)
 -- KEYS[4]  the last fencing token of the lock
--- ARGV[1]  owner token; ARGV[2] hold id; ARGV[3] lease in ms; ARGV[4] how long to keep the last fencing token, in ms
--- ARGV[5]  how long the intent lasts unless refreshed, in ms; 0 for a single attempt that records none
--- ARGV[6]  '1' when the watchdog renews this acquisition; ARGV[7] '1' for a re-entry (see acquire.lua)
--- KEYS[5]  the restart grace marker; ARGV[8] the restart grace in ms (see acquire.lua)
+-- KEYS[5]  the restart grace marker (see restart-grace.lua)
+-- The arguments (see ScriptArgument; the first six as in acquire.lua):
+-- ARGV[1]  OWNER_TOKEN
+-- ARGV[2]  HOLD_ID
+-- ARGV[3]  LEASE_MILLIS
+-- ARGV[4]  WATCHDOG
+-- ARGV[5]  REENTRY
+-- ARGV[6]  RESTART_GRACE_MILLIS
+-- ARGV[7]  TOKEN_RETENTION_MILLIS  how long to keep the last fencing token (as in read-acquire.lua)
+-- ARGV[8]  PLACE_LEASE_MILLIS      how long the intent lasts unless refreshed; 0 for a single attempt that records none
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone, or
--- -1 - (ms until it is worth trying again) when not.
+-- -1 - (ms until it is worth trying again) when not (-1 - 2^40 - ms: refused by the restart grace).
+--#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('HSETNX', KEYS[1], 'HINCRBY', KEYS[1], 'HSET', KEYS[1], 'PTTL', KEYS[1],
-  'PEXPIRE', KEYS[1], 'HGET', KEYS[1], 'ZREMRANGEBYSCORE', KEYS[2], 'SET', KEYS[3], 'DEL', KEYS[3], 'SET', KEYS[4])
-if refused then
-  return refused
-end
+--#include reenter.lua (defines reenter)
+--#include new-grant.lua (defines grantAnew)
 --#include restart-grace.lua (defines restartGraceLeft)
---#include add-hold.lua (defines addHold)
---#include delayed-release.lua (defines heldFor, keepReleased)
-local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until')
+--#include delayed-release.lua (defines heldFor)
+local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until', 'fence', 'chain')
 local owner = ownerState[1]
-local lease = tonumber(ARGV[3])
-local watched = ARGV[6] == '1'
+local lease = tonumber(LEASE_MILLIS)
+local watched = WATCHDOG == '1'
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local holdLease = watched and 'w' or string.format('%d', nowMillis + lease) -- see acquire.lua
-if owner == ARGV[1] then
-  addHold(KEYS[1], ARGV[2], holdLease, watched)
-  if redis.call('PTTL', KEYS[1]) < lease then
-    redis.call('PEXPIRE', KEYS[1], lease)
-  end
-  return tonumber(redis.call('HGET', KEYS[1], 'fence'))
+if owner == OWNER_TOKEN then
+  return reenter(KEYS[1], HOLD_ID, lease, watched, now) or tonumber(ownerState[3])
 end
-if ARGV[7] == '1' then
+if REENTRY == '1' then
   return 0
 end
 local heldMillis = heldFor(owner, ownerState[2]) -- a delayed release: held until its delay ends, by nobody
 if heldMillis == 0 then
   owner = nil
 end
+local refused = refusedGrant('SET', KEYS[3], 'PTTL', KEYS[1], 'ZREMRANGEBYSCORE', KEYS[2], 'ZCARD', KEYS[2],
+  'ZSCORE', KEYS[2], 'ZRANGE', KEYS[2], 'SET', KEYS[4], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'DEL', KEYS[3])
+if refused then
+  return refused
+end
 local function recordIntent()
   local intent = redis.call('GET', KEYS[3])
-  if tonumber(ARGV[5]) > 0 and (not intent or intent == ARGV[1]) then
-    redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[5])
+  if tonumber(PLACE_LEASE_MILLIS) > 0 and (not intent or intent == OWNER_TOKEN) then
+    redis.call('SET', KEYS[3], OWNER_TOKEN, 'PX', PLACE_LEASE_MILLIS)
   end
 end
 if owner then
@@ -52,7 +55,7 @@ if owner then
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMillis) -- readers whose lease ran out
 local readers = redis.call('ZCARD', KEYS[2])
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+if redis.call('ZSCORE', KEYS[2], OWNER_TOKEN) then
   readers = readers - 1 -- this owner's own read lock does not keep it out
 end
 if readers > 0 then
@@ -60,16 +63,14 @@ if readers > 0 then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   return -1 - math.max(0, tonumber(first[2]) - nowMillis)
 end
-local graceLeft = restartGraceLeft(KEYS[5], tonumber(ARGV[8]))
+local graceLeft = restartGraceLeft(KEYS[5], tonumber(RESTART_GRACE_MILLIS))
 if graceLeft then
-  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see the top)
+  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
 end
-local fence = string.format('%d', math.max(tonumber(redis.call('GET', KEYS[4]) or 0) + 1, now[1] * 1000000 + now[2]))
-redis.call('SET', KEYS[4], fence, 'PX', ARGV[4])
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'holds', 1, 'watched', watched and 1 or 0, ARGV[2], holdLease,
-  'fence', fence, 'chain', redis.call('HGET', KEYS[1], 'chain') or fence)
-redis.call('PEXPIRE', KEYS[1], lease)
-if redis.call('GET', KEYS[3]) == ARGV[1] then
+-- A new grant: its token follows the lock's last token, kept apart from the writer's hash (readers take tokens too).
+local fence = grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, lease, watched, redis.call('GET', KEYS[4]), ownerState[4], now)
+redis.call('SET', KEYS[4], fence, 'PX', TOKEN_RETENTION_MILLIS)
+if redis.call('GET', KEYS[3]) == OWNER_TOKEN then
   redis.call('DEL', KEYS[3])
 end
 return tonumber(fence)

@@ -110,7 +110,7 @@ class HandOffScriptTest {
     private long handOff(String owner, String holdId, long fence, String next, String nextHoldId, String leaseMillis,
             boolean lastOfRun) {
         return this.scripts.handOff(HASH, owner, new LockType.Release(holdId, fence, false, "0"), next,
-                new LockType.Grant(nextHoldId, leaseMillis, false, false, true), lastOfRun);
+                new LockType.Grant(nextHoldId, leaseMillis, false, false, true), lastOfRun).run();
     }
 
     private long release(String owner, String holdId, long fence) {

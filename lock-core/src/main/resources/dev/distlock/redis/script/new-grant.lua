@@ -1,0 +1,21 @@
+-- A new grant of a lock hash (acquire.lua's layout) to ownerToken, with its first hold. The fencing token is one more
+-- than the last token (lastFence, nil when none is kept); without one, the Redis clock in microseconds, so that it
+-- keeps increasing after the hash expired or was lost in a restart (a run of grants from a clock reading adds one
+-- per grant, so it never overtakes the clock). now: a TIME reply, or nil to read the clock only when needed (no last
+-- token, or a fixed lease). chain: the hash's 'chain' (see acquire.lua), nil when this grant starts a run.
+-- The caller has run the ACL guard on HSET and PEXPIRE. Returns the fencing token, as text.
+local function grantAnew(hash, ownerToken, holdId, lease, watched, lastFence, chain, now)
+  local fence
+  if lastFence and watched and not now then
+    fence = tonumber(lastFence) + 1
+  else
+    now = now or redis.call('TIME')
+    fence = math.max(tonumber(lastFence or 0) + 1, now[1] * 1000000 + now[2])
+  end
+  fence = string.format('%d', fence)
+  local holdLease = watched and 'w' or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+  redis.call('HSET', hash, 'owner', ownerToken, 'holds', 1, 'watched', watched and 1 or 0, holdId, holdLease,
+    'fence', fence, 'chain', chain or fence)
+  redis.call('PEXPIRE', hash, lease)
+  return fence
+end

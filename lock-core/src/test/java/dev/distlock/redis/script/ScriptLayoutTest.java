@@ -1,0 +1,119 @@
+package dev.distlock.redis.script;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.core.io.ClassPathResource;
+
+/**
+ * The scripts' headers and the Java side name the same arguments at the same positions (no Redis needed): every script
+ * that takes arguments has a Java layout, every layout matches its header, shared arguments keep one position in
+ * each family, and no script body names an argument by position.
+ */
+class ScriptLayoutTest {
+
+    /** Every script the lock runs, by file: the Java layouts, which {@link ScriptLayout#load} checked on loading. */
+    private static Map<String, ScriptLayout<?>> javaLayouts() {
+        Map<String, ScriptLayout<?>> layouts = new TreeMap<>();
+        for (ScriptLayout<?> layout : List.of(LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.HAND_OFF,
+                LockScripts.RENEW, LockScripts.ACCESS_CHECK, FairLock.ACQUIRE, FairLock.RELEASE, FairLock.LEAVE,
+                ReadLock.ACQUIRE, ReadLock.RELEASE, ReadLock.RENEW, WriteLock.ACQUIRE, WriteLock.WITHDRAW,
+                // dev.distlock.redis.quorum.QuorumNode's, loaded the same way
+                ScriptLayout.load("quorum-fence.lua", Long.class, ScriptArgument.OWNER_TOKEN,
+                        ScriptArgument.RAISE_TO, ScriptArgument.TOKEN_RETENTION_MILLIS))) {
+            layouts.put(layout.file(), layout);
+        }
+        return layouts;
+    }
+
+    @Test
+    void everyScriptWithArgumentsHasAJavaLayoutThatMatchesItsHeader() throws IOException {
+        List<String> scripts = new ArrayList<>();
+        for (Path file : scriptFiles()) {
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            if (text.contains("\n--#arguments")) {
+                scripts.add(file.getFileName().toString());
+            }
+        }
+        Map<String, ScriptLayout<?>> layouts = javaLayouts();
+        assertThat(layouts.keySet()).containsExactlyInAnyOrderElementsOf(scripts);
+        layouts.forEach((file, layout) -> assertThat(
+                ScriptLayout.declaredArguments(layout.script().getScriptAsString()).stream()
+                    .map(name -> name.replace("...", ""))
+                    .toList()).as(file)
+            .isEqualTo(layout.arguments().stream().map(Enum::name).toList()));
+    }
+
+    @Test
+    void aHeaderThatDisagreesWithTheJavaSideIsRefusedOnLoading() {
+        assertThatThrownBy(() -> ScriptLayout.load("acquire.lua", Long.class, ScriptArgument.OWNER_TOKEN,
+                ScriptArgument.LEASE_MILLIS, ScriptArgument.HOLD_ID, ScriptArgument.WATCHDOG, ScriptArgument.REENTRY,
+                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("acquire.lua")
+            .hasMessageContaining("[OWNER_TOKEN, HOLD_ID, LEASE_MILLIS");
+        assertThatThrownBy(() -> ScriptLayout.load("release.lua", Long.class, ScriptArgument.OWNER_TOKEN))
+            .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> ScriptLayout.declaredArguments("-- ARGV[1]  OWNER_TOKEN\n-- ARGV[3]  HOLD_ID\n"))
+            .as("a gap in the positions").isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void sharedArgumentsKeepOnePositionInEachFamily() {
+        for (ScriptLayout<?> grant : List.of(LockScripts.ACQUIRE, FairLock.ACQUIRE, ReadLock.ACQUIRE,
+                WriteLock.ACQUIRE)) {
+            assertThat(grant.arguments().subList(0, LockScripts.GRANT_ARGUMENTS.size())).as(grant.file())
+                .isEqualTo(LockScripts.GRANT_ARGUMENTS);
+        }
+        for (ScriptLayout<?> release : List.of(LockScripts.RELEASE, FairLock.RELEASE, ReadLock.RELEASE)) {
+            assertThat(release.arguments().subList(0, LockScripts.RELEASE_ARGUMENTS.size())).as(release.file())
+                .isEqualTo(LockScripts.RELEASE_ARGUMENTS);
+        }
+        // the token retention, wherever a grant script takes it, and the place lease of the two waiting-place scripts
+        assertThat(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
+            .isEqualTo(WriteLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+    }
+
+    @Test
+    void noScriptBodyNamesAnArgumentByPosition() throws IOException {
+        for (Path file : scriptFiles()) {
+            List<String> body = Files.readAllLines(file, StandardCharsets.UTF_8)
+                .stream()
+                .filter(line -> !line.startsWith("--"))
+                .filter(line -> line.contains("ARGV["))
+                .toList();
+            // a batch script's per-key argument is ARGV[i + 1], as its header's ARGV[2...] says
+            assertThat(body).as(file.getFileName().toString())
+                .allSatisfy(line -> assertThat(line).contains("ARGV[i + 1]"));
+        }
+    }
+
+    @Test
+    void theArgumentsAreNamedInTheScriptAndEachIncludeAppearsOnce() {
+        String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        assertThat(acquire).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, REENTRY, "
+                + "RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]");
+        assertThat(acquire).doesNotContain("--#");
+        // reenter.lua and new-grant.lua share add-hold.lua's and extend-lease.lua's functions: defined once
+        assertThat(acquire.split("local function addHold\\(", -1)).hasSize(2);
+        assertThat(acquire.split("local function extendLease\\(", -1)).hasSize(2);
+    }
+
+    private static List<Path> scriptFiles() throws IOException {
+        Path folder = new ClassPathResource("dev/distlock/redis/script/acquire.lua").getFile().toPath().getParent();
+        try (Stream<Path> files = Files.list(folder)) {
+            return files.filter(file -> file.toString().endsWith(".lua")).sorted().toList();
+        }
+    }
+}
