@@ -238,6 +238,7 @@ class TwemproxyLockTest {
             case READ -> "distlock:{" + key + "}:rw:readers";
             case WRITE -> "distlock:{" + key + "}:rw:write";
             case FAIR -> "distlock:{" + key + "}:fair:lock";
+            case SEMAPHORE, FAIR_SEMAPHORE -> "distlock:{" + key + "}:sem:leases";
         };
     }
 }
