@@ -2,9 +2,9 @@ package dev.distlock;
 
 /**
  * The type of lock an acquisition takes, chosen with {@link LockOptions#withMode(LockMode)}. Each type is a separate
- * lock in Redis: an {@code EXCLUSIVE} lock, a {@code READ}/{@code WRITE} lock and a {@code FAIR} lock of the same key
- * do not exclude each other, so use one type per key. Every type renews its lease with the watchdog, reports a lost
- * lease, hands out fencing tokens and is reentrant per owner.
+ * lock in Redis: an {@code EXCLUSIVE} lock, a {@code READ}/{@code WRITE} lock, a {@code FAIR} lock and a semaphore of
+ * the same key do not exclude each other, so use one type per key. Every type renews its lease with the watchdog,
+ * reports a lost lease and hands out fencing tokens; the locks are reentrant per owner, a semaphore's permits are not.
  */
 public enum LockMode {
 
@@ -31,5 +31,26 @@ public enum LockMode {
      * leaves the queue; one that dies without leaving holds up the waiters behind it for at most the service's
      * waiter lease. A {@code tryAcquire} succeeds only when nobody is queued.
      */
-    FAIR
+    FAIR,
+
+    /**
+     * A permit semaphore: up to a limit of permits held at once, set with {@link LockOptions#withPermits(int)} (which
+     * also chooses this mode). Each acquisition takes its own permits, with a lease, a fencing token and a loss report
+     * of its own; it is never reentrant, so an owner ({@link LockOptions#withOwner}) does not apply. Waiters are
+     * served in any order. See {@link LockOptions#withPermits(int, int)}.
+     */
+    SEMAPHORE,
+
+    /**
+     * A {@link #SEMAPHORE} whose waiters are served in the order they reached Redis, across processes: a waiter that
+     * asks for more permits than are free holds back the ones behind it. A waiter that dies without leaving holds up
+     * the waiters behind it for at most the service's waiter lease. A {@code tryAcquire} succeeds only when nobody is
+     * queued. Chosen with {@code withMode(FAIR).withPermits(limit)} or {@code withMode(FAIR_SEMAPHORE)}.
+     */
+    FAIR_SEMAPHORE;
+
+    /** Whether this mode is a permit semaphore ({@link #SEMAPHORE} or {@link #FAIR_SEMAPHORE}). */
+    public boolean isSemaphore() {
+        return this == SEMAPHORE || this == FAIR_SEMAPHORE;
+    }
 }

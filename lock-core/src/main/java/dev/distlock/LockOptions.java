@@ -6,12 +6,13 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one acquisition behaves: the type of lock, how long to wait, how the lease is kept, who owns the lock for
- * reentrancy, and the name that metrics and traces show.
+ * How one acquisition behaves: the type of lock (or the permits of a semaphore), how long to wait, how the lease is
+ * kept, who owns the lock for reentrancy, and the name that metrics and traces show.
  * Immutable; every {@code with...} method returns a copy and checks its argument at once.
  *
  * <pre>{@code
  * LockOptions.defaults().withMode(LockMode.READ).withWaitTime(Duration.ofSeconds(2))
+ * LockOptions.defaults().withPermits(5)   // one permit of a semaphore of 5 on the key
  * }</pre>
  */
 public final class LockOptions {
@@ -19,7 +20,7 @@ public final class LockOptions {
     /** The longest lease accepted: longer leases are almost always a unit mistake. */
     public static final Duration MAX_LEASE_TIME = Duration.ofDays(7);
 
-    private static final LockOptions DEFAULTS = new LockOptions(LockMode.EXCLUSIVE, null, null, null, null);
+    private static final LockOptions DEFAULTS = new LockOptions(LockMode.EXCLUSIVE, null, null, null, null, 0, 1);
 
     private final LockMode mode;
 
@@ -31,13 +32,21 @@ public final class LockOptions {
 
     private final @Nullable String name;
 
+    /** A semaphore's limit, 0 when this is no semaphore acquisition. */
+    private final int permitLimit;
+
+    /** The permits a semaphore acquisition takes. */
+    private final int permits;
+
     private LockOptions(LockMode mode, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-            @Nullable Object owner, @Nullable String name) {
+            @Nullable Object owner, @Nullable String name, int permitLimit, int permits) {
         this.mode = mode;
         this.waitTime = waitTime;
         this.leaseTime = leaseTime;
         this.owner = owner;
         this.name = name;
+        this.permitLimit = permitLimit;
+        this.permits = permits;
     }
 
     /**
@@ -51,13 +60,69 @@ public final class LockOptions {
     /**
      * The type of lock to take: {@link LockMode#EXCLUSIVE} (the default), {@link LockMode#READ} or
      * {@link LockMode#WRITE} of a read/write lock, or {@link LockMode#FAIR}. The same for every key of
-     * {@link LockService#acquireAll}.
+     * {@link LockService#acquireAll}. After {@link #withPermits(int)}, {@code EXCLUSIVE} means
+     * {@link LockMode#SEMAPHORE} and {@code FAIR} means {@link LockMode#FAIR_SEMAPHORE}.
      *
-     * @throws IllegalArgumentException when {@code mode} is null
+     * @throws IllegalArgumentException when {@code mode} is null, or is {@code READ} or {@code WRITE} after
+     * {@link #withPermits(int)}
      */
     public LockOptions withMode(LockMode mode) {
         requireNonNull(mode, "mode");
-        return new LockOptions(mode, this.waitTime, this.leaseTime, this.owner, this.name);
+        return new LockOptions((this.permitLimit > 0) ? semaphoreMode(mode) : mode, this.waitTime, this.leaseTime,
+                this.owner, this.name, this.permitLimit, this.permits);
+    }
+
+    /**
+     * Makes this the acquisition of one permit of a semaphore of {@code limit} permits on the key, instead of a lock;
+     * same as {@code withPermits(limit, 1)}.
+     *
+     * @throws IllegalArgumentException as {@link #withPermits(int, int)} does
+     */
+    public LockOptions withPermits(int limit) {
+        return withPermits(limit, 1);
+    }
+
+    /**
+     * Makes this the acquisition of {@code permits} permits of a semaphore of {@code limit} permits on the key, instead
+     * of a lock: {@link LockService#acquire} waits until that many are free, and the handle holds them until its
+     * release, with its own lease (a holder that dies frees them when its lease ends), its own fencing token and its
+     * own loss report. The mode becomes {@link LockMode#SEMAPHORE}, or {@link LockMode#FAIR_SEMAPHORE} after
+     * {@code withMode(FAIR)}. Every acquisition takes permits of its own: none is reentrant.
+     *
+     * <p>Each grant checks the limit its own call names. Callers of one key should name the same limit; while a new
+     * limit is rolled out, permits held under the old one stay held (nothing is revoked), and a caller with a lower
+     * limit is refused until enough of them are released that its grant keeps the count within its limit.
+     *
+     * @throws IllegalArgumentException when {@code limit} is below 1, {@code permits} is below 1 or above
+     * {@code limit}, the mode is {@code READ} or {@code WRITE}, or an owner was given
+     */
+    public LockOptions withPermits(int limit, int permits) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("permit limit must be at least 1, but was " + limit);
+        }
+        if (permits < 1 || permits > limit) {
+            throw new IllegalArgumentException(
+                    "permits must be between 1 and the limit of " + limit + ", but was " + permits);
+        }
+        if (this.owner != null) {
+            throw ownerOfPermits();
+        }
+        return new LockOptions(semaphoreMode(this.mode), this.waitTime, this.leaseTime, this.owner, this.name, limit,
+                permits);
+    }
+
+    private static LockMode semaphoreMode(LockMode mode) {
+        return switch (mode) {
+            case EXCLUSIVE, SEMAPHORE -> LockMode.SEMAPHORE;
+            case FAIR, FAIR_SEMAPHORE -> LockMode.FAIR_SEMAPHORE;
+            case READ, WRITE -> throw new IllegalArgumentException(
+                    "A semaphore has no " + mode + " side: use EXCLUSIVE or FAIR with withPermits");
+        };
+    }
+
+    private static IllegalArgumentException ownerOfPermits() {
+        return new IllegalArgumentException("A semaphore's permits have no owner: each acquisition takes permits of "
+                + "its own and is never reentrant, so withOwner does not apply to withPermits");
     }
 
     /**
@@ -70,7 +135,8 @@ public final class LockOptions {
         if (waitTime.isNegative()) {
             throw new IllegalArgumentException("waitTime must not be negative, but was " + waitTime);
         }
-        return new LockOptions(this.mode, waitTime, this.leaseTime, this.owner, this.name);
+        return new LockOptions(this.mode, waitTime, this.leaseTime, this.owner, this.name, this.permitLimit,
+                this.permits);
     }
 
     /**
@@ -91,12 +157,13 @@ public final class LockOptions {
         if (leaseTime.toMillis() < 1) {
             throw new IllegalArgumentException("leaseTime must be at least 1ms, but was " + leaseTime);
         }
-        return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner, this.name);
+        return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner, this.name, this.permitLimit,
+                this.permits);
     }
 
     /** Keeps the lease alive with the watchdog until release (the default). */
     public LockOptions withWatchdog() {
-        return new LockOptions(this.mode, this.waitTime, null, this.owner, this.name);
+        return new LockOptions(this.mode, this.waitTime, null, this.owner, this.name, this.permitLimit, this.permits);
     }
 
     /**
@@ -109,11 +176,15 @@ public final class LockOptions {
      * critical section together, so never pass a user id or other shared value as the owner. Owners of different
      * services never share a lock: each service's owner token is its own random value.
      *
-     * @throws IllegalArgumentException when {@code owner} is null
+     * @throws IllegalArgumentException when {@code owner} is null, or for a semaphore, whose permits have no owner
      */
     public LockOptions withOwner(Object owner) {
         requireNonNull(owner, "owner");
-        return new LockOptions(this.mode, this.waitTime, this.leaseTime, owner, this.name);
+        if (this.mode.isSemaphore()) {
+            throw ownerOfPermits();
+        }
+        return new LockOptions(this.mode, this.waitTime, this.leaseTime, owner, this.name, this.permitLimit,
+                this.permits);
     }
 
     /**
@@ -132,7 +203,8 @@ public final class LockOptions {
      * characters
      */
     public LockOptions withName(String name) {
-        return new LockOptions(this.mode, this.waitTime, this.leaseTime, this.owner, LockNames.check(name));
+        return new LockOptions(this.mode, this.waitTime, this.leaseTime, this.owner, LockNames.check(name),
+                this.permitLimit, this.permits);
     }
 
     /** The type of lock. */
@@ -153,6 +225,16 @@ public final class LockOptions {
     /** The reentrancy owner, or null for the calling thread. */
     public @Nullable Object owner() {
         return this.owner;
+    }
+
+    /** The semaphore's limit given with {@link #withPermits(int, int)}, or 0 for a lock. */
+    public int permitLimit() {
+        return this.permitLimit;
+    }
+
+    /** The permits a semaphore acquisition takes (1 unless {@link #withPermits(int, int)} said otherwise). */
+    public int permits() {
+        return this.permits;
     }
 
     /** The name given with {@link #withName(String)}, or null to derive it from the key. */
@@ -182,17 +264,21 @@ public final class LockOptions {
         return this == other || (other instanceof LockOptions that && this.mode == that.mode
                 && Objects.equals(this.waitTime, that.waitTime)
                 && Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.owner, that.owner)
-                && Objects.equals(this.name, that.name));
+                && Objects.equals(this.name, that.name) && this.permitLimit == that.permitLimit
+                && this.permits == that.permits);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(this.mode, this.waitTime, this.leaseTime, this.owner, this.name);
+        return Objects.hash(this.mode, this.waitTime, this.leaseTime, this.owner, this.name, this.permitLimit,
+                this.permits);
     }
 
     @Override
     public String toString() {
-        return "LockOptions[mode=" + this.mode + ", waitTime=" + (this.waitTime != null ? this.waitTime : "default")
+        return "LockOptions[mode=" + this.mode
+                + ((this.permitLimit > 0) ? ", permits=" + this.permits + " of " + this.permitLimit : "")
+                + ", waitTime=" + (this.waitTime != null ? this.waitTime : "default")
                 + ", leaseTime=" + (this.leaseTime != null ? this.leaseTime : "watchdog") + ", owner="
                 + (this.owner != null ? this.owner : "calling thread") + ", name="
                 + (this.name != null ? this.name : "from key") + "]";

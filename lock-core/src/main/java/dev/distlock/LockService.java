@@ -14,6 +14,8 @@ import java.util.Optional;
  *
  * <p>{@link LockOptions#withMode(LockMode)} chooses the type of lock: exclusive (the default), the read or write side
  * of a read/write lock, or a fair (first come, first served) lock; every method works the same for each.
+ * {@link LockOptions#withPermits(int, int)} takes permits of a semaphore instead: up to a limit of holders at once,
+ * each acquisition with its own lease, fencing token and loss report, never reentrant.
  * {@link #acquireAll} takes several keys at once.
  *
  * <p>Locks are reentrant per owner. The owner is the calling thread unless {@link LockOptions#withOwner(Object)}

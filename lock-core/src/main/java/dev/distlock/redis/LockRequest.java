@@ -63,9 +63,11 @@ abstract class LockRequest {
         this.engine = engine;
         this.key = key;
         this.name = name;
-        this.type = engine.types.get(options.mode());
+        this.type = engine.types.get(options.mode()).forOptions(options);
         this.waiting = waiting;
-        this.holdKey = new HoldKey(owner, key, options.mode());
+        // a semaphore's permits are never reentrant: every call is a holder of its own
+        this.holdKey = new HoldKey(options.mode().isSemaphore() ? new PermitHolder(owner) : owner, key,
+                options.mode());
         if (options.mode() == LockMode.WRITE) {
             refuseUpgrade(engine, this.holdKey);
         }

@@ -115,8 +115,9 @@ final class ReconnectCheck implements AutoCloseable {
     }
 
     private boolean stillHeld(Hold hold) {
-        String name = hold.type().keys(hold).get(0); // the lock hash, or for a reader the readers set
-        if (hold.holdKey().mode() == LockMode.READ) {
+        // the lock hash, or for a reader the readers set, for a semaphore holder the leases set
+        String name = hold.type().keys(hold).get(0);
+        if (hold.holdKey().mode() == LockMode.READ || hold.holdKey().mode().isSemaphore()) {
             return this.redis.opsForZSet().score(name, hold.ownerToken()) != null;
         }
         return hold.ownerToken().equals(this.redis.<String, String>opsForHash().get(name, "owner"));

@@ -76,6 +76,9 @@ public final class RedisLockService extends AbstractLockService implements LockI
         if (options == null) {
             throw new IllegalArgumentException("options must not be null");
         }
+        if (options.mode().isSemaphore() && options.permitLimit() == 0) {
+            throw new IllegalArgumentException("A " + options.mode() + " needs its limit: use withPermits(limit)");
+        }
         if (this.engine.isClosed()) {
             throw new IllegalStateException("This LockService is closed");
         }

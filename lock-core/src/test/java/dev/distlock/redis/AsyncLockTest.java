@@ -184,6 +184,7 @@ class AsyncLockTest {
         for (LockMode mode : LockMode.values()) {
             String key = "cancel-" + mode.name().toLowerCase();
             LockOptions options = LockOptions.defaults().withMode(mode);
+            options = mode.isSemaphore() ? options.withPermits(1) : options; // a semaphore of one permit
             LockHandle holder = holderService.acquire(key, (mode == LockMode.READ) ? options.withMode(LockMode.WRITE)
                     : options);
             CompletableFuture<LockHandle> pending = waiters.acquire(key, options.withWaitTime(Duration.ofMinutes(2)));

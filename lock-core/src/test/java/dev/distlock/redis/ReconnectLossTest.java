@@ -54,9 +54,10 @@ class ReconnectLossTest {
         Map<String, LeaseLostException> lost = new ConcurrentHashMap<>();
         List<LockHandle> handles = new CopyOnWriteArrayList<>();
         for (LockMode mode : LockMode.values()) {
-            handles.add(locks.acquire("watched:" + mode, LockOptions.defaults().withMode(mode)));
-            handles.add(locks.acquire("fixed:" + mode,
-                    LockOptions.defaults().withMode(mode).withLeaseTime(Duration.ofMinutes(2))));
+            LockOptions options = LockOptions.defaults().withMode(mode);
+            options = mode.isSemaphore() ? options.withPermits(2) : options;
+            handles.add(locks.acquire("watched:" + mode, options));
+            handles.add(locks.acquire("fixed:" + mode, options.withLeaseTime(Duration.ofMinutes(2))));
         }
         LockHandle other = this.clients.service().acquire("other-client"); // another service checks its own
         handles.forEach(handle -> handle.onLeaseLost(reason -> lost.put(handle.key(), reason)));

@@ -59,7 +59,8 @@ class RestartGraceTest {
             }
         }));
         for (LockMode mode : LockMode.values()) {
-            assertThatThrownBy(() -> after.tryAcquire("job", LockOptions.defaults().withMode(mode)))
+            LockOptions options = LockOptions.defaults().withMode(mode);
+            assertThatThrownBy(() -> after.tryAcquire("job", mode.isSemaphore() ? options.withPermits(1) : options))
                 .as(mode.name()).isInstanceOfSatisfying(RestartGraceException.class,
                         refused -> assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(GRACE.plusSeconds(1)));
         }

@@ -130,7 +130,7 @@ class SuspendingLocksTest {
         val third = services.service()
         for (mode in LockMode.entries) {
             val key = "cancel-" + mode.name.lowercase()
-            val options = LockOptions.defaults().withMode(mode)
+            val options = LockOptions.defaults().withMode(mode).let { if (mode.isSemaphore) it.withPermits(1) else it }
             val holder = holderService.acquire(key, if (mode == LockMode.READ) options.withMode(LockMode.WRITE) else options)
             val ran = AtomicInteger()
             val waiting = launch(start = CoroutineStart.UNDISPATCHED) {
@@ -142,6 +142,7 @@ class SuspendingLocksTest {
             val place = when (mode) {
                 LockMode.WRITE -> "distlock:{$key}:rw:intent"
                 LockMode.FAIR -> "distlock:{$key}:fair:queue"
+                LockMode.FAIR_SEMAPHORE -> "distlock:{$key}:sem:queue"
                 else -> null
             }
             if (place != null) {

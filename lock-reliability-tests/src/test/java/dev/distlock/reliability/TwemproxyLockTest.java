@@ -160,7 +160,8 @@ class TwemproxyLockTest {
         for (LockMode mode : LockMode.values()) {
             // several locks of one type on both shards: one renewal batch per type would miss the other shard
             for (String key : keysOnEveryShard(locks, "renew-" + mode + "-")) {
-                LockHandle lock = locks.acquire(key, LockOptions.defaults().withMode(mode));
+                LockOptions options = LockOptions.defaults().withMode(mode);
+                LockHandle lock = locks.acquire(key, mode.isSemaphore() ? options.withPermits(2) : options);
                 lock.onLeaseLost(lost::add);
                 held.add(lock);
             }
@@ -237,6 +238,7 @@ class TwemproxyLockTest {
             case READ -> "distlock:{" + key + "}:rw:readers";
             case WRITE -> "distlock:{" + key + "}:rw:write";
             case FAIR -> "distlock:{" + key + "}:fair:lock";
+            case SEMAPHORE, FAIR_SEMAPHORE -> "distlock:{" + key + "}:sem:leases";
         };
     }
 }

@@ -58,6 +58,16 @@ public @interface DistributedLock {
     LockMode mode() default LockMode.EXCLUSIVE;
 
     /**
+     * Above 0, runs the method holding one permit of a semaphore of this many permits on the key instead of a lock:
+     * at most {@code permits} calls run at once across every instance (see
+     * {@link dev.distlock.LockOptions#withPermits(int)}). The wait, the lease and {@link #onNotAcquired()} work as for
+     * a lock; {@code mode = FAIR} serves waiters in arrival order. A permit is not reentrant: a nested call with the
+     * same key takes a permit of its own. Negative values, and {@code READ} or {@code WRITE} with permits, fail
+     * startup. Every instance should name the same limit for a key.
+     */
+    int permits() default 0;
+
+    /**
      * How long to wait while another owner holds the lock: {@code "500ms"}, {@code "2s"}, {@code "PT2S"} or a
      * {@code ${placeholder}}. {@code "0"} makes one attempt; empty means {@code distlock.default-wait-time}.
      */

@@ -149,6 +149,12 @@ final class LockedMethods {
         Expression key = this.expressions.parse(method, targetClass, annotation.key());
         String name = annotation.name().isEmpty() ? site(method, targetClass) : annotation.name();
         LockOptions options = LockOptions.defaults().withMode(annotation.mode()).withName(name);
+        if (annotation.permits() != 0) {
+            options = options.withPermits(annotation.permits());
+        }
+        else if (annotation.mode().isSemaphore()) {
+            throw new IllegalArgumentException("mode = " + annotation.mode() + " needs permits, the semaphore's limit");
+        }
         Duration waitTime = duration("waitTime", annotation.waitTime());
         if (waitTime != null) {
             options = options.withWaitTime(waitTime);

@@ -83,6 +83,9 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
         if (options == null) {
             throw new IllegalArgumentException("options must not be null");
         }
+        if (options.mode().isSemaphore()) {
+            throw new UnsupportedOperationException("InMemoryLockService offers no semaphores yet");
+        }
         if (this.closed) {
             throw new IllegalStateException("InMemoryLockService is closed");
         }

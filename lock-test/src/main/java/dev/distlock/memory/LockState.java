@@ -57,6 +57,7 @@ final class LockState {
             case READ -> this.holds.stream().noneMatch(hold -> hold.mode == LockMode.WRITE && !hold.owner.equals(owner))
                     && (holdOf(owner, LockMode.WRITE) != null || ahead.stream()
                         .noneMatch(waiter -> waiter.mode() == LockMode.WRITE && !waiter.owner().equals(owner)));
+            case SEMAPHORE, FAIR_SEMAPHORE -> throw new UnsupportedOperationException("refused at the call");
         };
     }
 

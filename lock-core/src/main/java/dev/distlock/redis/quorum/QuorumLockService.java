@@ -127,6 +127,11 @@ public final class QuorumLockService extends AbstractLockService implements Lock
         if (options == null) {
             throw new IllegalArgumentException("options must not be null");
         }
+        if (options.mode().isSemaphore()) {
+            throw new UnsupportedOperationException("A QuorumLockService offers no semaphores: a permit count kept "
+                    + "on a majority of independent masters could exceed its limit when a master restarts without "
+                    + "its data; use a RedisLockService for semaphores");
+        }
         if (options.mode() != LockMode.EXCLUSIVE) {
             throw new IllegalArgumentException("A QuorumLockService takes only EXCLUSIVE locks, but the mode was "
                     + options.mode());

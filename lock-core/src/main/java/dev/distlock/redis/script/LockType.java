@@ -8,6 +8,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
 
 /**
  * How one type of lock lives in Redis: its keys, its scripts, and whom a release wakes. Every key of one lock carries
@@ -39,10 +40,17 @@ public abstract class LockType {
         types.put(LockMode.READ, new ReadLock(context));
         types.put(LockMode.WRITE, new WriteLock(context));
         types.put(LockMode.FAIR, new FairLock(context));
+        types.put(LockMode.SEMAPHORE, new SemaphoreLock(context, false));
+        types.put(LockMode.FAIR_SEMAPHORE, new SemaphoreLock(context, true));
         return types;
     }
 
     public abstract String releaseChannel(String key);
+
+    /** This type as one call's options ask for it: a semaphore with their limit and permits; a lock type itself. */
+    public LockType forOptions(LockOptions options) {
+        return this;
+    }
 
     /**
      * Takes or re-enters the lock.

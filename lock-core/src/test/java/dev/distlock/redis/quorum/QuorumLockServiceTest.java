@@ -168,6 +168,9 @@ class QuorumLockServiceTest extends QuorumTest {
                 .hasMessageContaining("only EXCLUSIVE")
                 .hasMessageContaining(mode.name());
         }
+        assertThatThrownBy(() -> locks.acquire("mode", LockOptions.defaults().withPermits(3)))
+            .isInstanceOf(UnsupportedOperationException.class)
+            .hasMessageContaining("offers no semaphores");
         assertThatThrownBy(() -> locks.acquire("bad{key}")).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("braces");
 

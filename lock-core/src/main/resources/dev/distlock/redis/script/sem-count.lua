@@ -1,0 +1,29 @@
+-- A semaphore's permits in use (sem-acquire.lua): its leases (a sorted set of holder tokens by the end of each
+-- holder's lease, Redis ms) and its permits (a hash: holder token -> permits it holds, 'count' = their sum, 'waiting'
+-- = a waiting caller was refused since the last release message). Both keys always get the same expiry, at least the
+-- latest lease end. permitsInUse(leases, permits, nowMillis) first frees the permits of holders whose lease ran out
+-- (a holder that died frees its permits at its lease end, never later), then returns the count. The count is kept
+-- from the permits of live holders only, so it can never drift below zero or above what they hold.
+local function permitsInUse(leases, permits, nowMillis)
+  local count = tonumber(redis.call('HGET', permits, 'count') or 0)
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', leases, '-inf', nowMillis)) do
+    count = count - tonumber(redis.call('HGET', permits, gone) or 0)
+    redis.call('HDEL', permits, gone)
+    redis.call('ZREM', leases, gone)
+  end
+  if count < 0 or redis.call('ZCARD', leases) == 0 then
+    count = 0
+  end
+  if redis.call('EXISTS', permits) == 1 then
+    redis.call('HSET', permits, 'count', count)
+  end
+  return count
+end
+-- keepUntil(leases, permits, ms): both keys live at least ms more (never shortened).
+local function keepUntil(leases, permits, ms)
+  for _, key in ipairs({leases, permits}) do
+    if redis.call('PTTL', key) < ms then
+      redis.call('PEXPIRE', key, ms)
+    end
+  end
+end

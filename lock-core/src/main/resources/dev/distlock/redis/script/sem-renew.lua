@@ -1,0 +1,32 @@
+-- Extends the leases of a batch of semaphore holders, each only if it still holds its permits.
+-- KEYS[3i-2], KEYS[3i-1], KEYS[3i]  the leases, the permits and the holder's hash of holder i (see sem-acquire.lua);
+--          one Redis Cluster slot
+-- ARGV[1]    lease in milliseconds
+-- ARGV[i+1]  the token of holder i
+-- Returns, per holder, 1 when renewed, 0 when its lease had run out or its entry was deleted, and 2 when it holds
+-- but no open hold of it is renewed.
+local now = redis.call('TIME')
+local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local lease = tonumber(ARGV[1])
+local renewed = {}
+for i = 1, #KEYS / 3 do
+  local leases, permits, holder, token = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[i + 1]
+  local leaseEnd = tonumber(redis.call('ZSCORE', leases, token) or 0)
+  local state = redis.call('HMGET', holder, 'holds', 'watched')
+  if leaseEnd > nowMillis and state[1] and state[2] == '0' then
+    renewed[i] = 2 -- holding, but no open hold is renewed (see renew.lua)
+  elseif leaseEnd > nowMillis and state[1] then
+    if leaseEnd < nowMillis + lease then -- never shortens a longer fixed lease of a retried call
+      redis.call('ZADD', leases, string.format('%d', nowMillis + lease), token)
+    end
+    for _, key in ipairs({holder, leases, permits}) do
+      if redis.call('PTTL', key) < lease then
+        redis.call('PEXPIRE', key, lease)
+      end
+    end
+    renewed[i] = 1
+  else
+    renewed[i] = 0
+  end
+end
+return renewed
