@@ -70,14 +70,16 @@ final class Releases implements RedisLockHandle.Releaser {
      */
     @Override
     public void release(RedisLockHandle handle, long keepHeldMillis) {
+        Hold hold = handle.hold;
+        long leaseEndNanos = hold.deadlineNanos(); // before closeHold, which may move it
         boolean last = closeHold(handle);
         LockType.Release release = releaseOf(handle, keepHeldMillis);
-        Hold hold = handle.hold;
         long reply;
         Long handedOff;
         try {
             handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
-            reply = (handedOff != null) ? handedOff : withRetries(() -> hold.type().release(hold, release));
+            reply = (handedOff != null) ? handedOff
+                    : withRetries(() -> hold.type().release(hold, release), hold, leaseEndNanos);
         }
         catch (DataAccessException ex) {
             throw failed(handle, ex);
@@ -91,24 +93,26 @@ final class Releases implements RedisLockHandle.Releaser {
      */
     @Override
     public CompletableFuture<Void> releaseAsync(RedisLockHandle handle) {
+        long leaseEndNanos = handle.hold.deadlineNanos(); // before closeHold, which may move it
         boolean last = closeHold(handle);
         ScriptCall call = handle.hold.type().releaseCall(handle.hold, releaseOf(handle, 0));
         CompletableFuture<Void> done = new CompletableFuture<>();
-        sendRelease(call, 1, handle, last, done);
+        sendRelease(call, 1, handle, last, leaseEndNanos, done);
         return done;
     }
 
-    private void sendRelease(ScriptCall call, int attempt, RedisLockHandle handle, boolean last,
+    private void sendRelease(ScriptCall call, int attempt, RedisLockHandle handle, boolean last, long leaseEndNanos,
             CompletableFuture<Void> done) {
         call.runAsync().whenComplete((reply, failure) -> {
             try {
                 if (failure == null) {
-                    replied(handle, last, 0, reply, null);
+                    long answer = (attempt > 1) ? retriedReply(reply, handle.hold, leaseEndNanos) : reply;
+                    replied(handle, last, 0, answer, null);
                     done.complete(null);
                 }
                 else if (attempt < RELEASE_ATTEMPTS && failure instanceof DataAccessException) {
                     // safe, as for the blocking retry: the script recognises a hold it released already
-                    Runnable retry = () -> sendRelease(call, attempt + 1, handle, last, done);
+                    Runnable retry = () -> sendRelease(call, attempt + 1, handle, last, leaseEndNanos, done);
                     long pauseMillis = RETRY_PAUSE_MILLIS * attempt;
                     try {
                         this.timer.get().schedule(retry, pauseMillis, TimeUnit.MILLISECONDS);
@@ -196,16 +200,20 @@ final class Releases implements RedisLockHandle.Releaser {
     }
 
     /**
-     * Runs a release script, retrying a failed call. The Redis client refuses to wait for a reply on an interrupted
-     * thread, so the interrupt flag is cleared before each try and set again at the end if it was set at any time.
+     * Runs a release script of {@code hold}, retrying a failed call (see {@link #retriedReply}). The Redis client
+     * refuses to wait for a reply on an interrupted thread, so the interrupt flag is cleared before each try and set
+     * again at the end if it was set at any time.
+     *
+     * @param leaseEndNanos the hold's lease deadline as it was before the release began
      */
-    static long withRetries(LongSupplier script) {
+    static long withRetries(LongSupplier script, Hold hold, long leaseEndNanos) {
         boolean interrupted = false;
         try {
             for (int attempt = 1;; attempt++) {
                 interrupted |= Thread.interrupted();
                 try {
-                    return script.getAsLong();
+                    long reply = script.getAsLong();
+                    return (attempt > 1) ? retriedReply(reply, hold, leaseEndNanos) : reply;
                 }
                 catch (DataAccessException ex) {
                     // A retry is safe: the script recognises a hold it released already and never touches another's.
@@ -221,6 +229,23 @@ final class Releases implements RedisLockHandle.Releaser {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * What a retry's reply means. The script recognises a hold its earlier try released by what that try left in the
+     * lock's hash (the 'released' mark, the run of grants since 'chain'), but a later grant sets the hash's expiry to
+     * its own lease, and when that grant lapses the evidence goes with it: a local waiter's hand-off grant, which
+     * nobody renews before the hand-off's reply arrives, or another owner's short lease. The retry then reads "held
+     * by another" or "held by nobody". While this hold's lease cannot have run out in Redis yet (its deadline here is
+     * measured from before each grant or renewal was sent, and Redis runs one connection's calls in order), only an
+     * earlier try can have ended it: released, not lost.
+     */
+    static long retriedReply(long reply, Hold hold, long leaseEndNanos) {
+        boolean notThisOwners = reply == LockScripts.HELD_BY_ANOTHER || reply == LockScripts.NOT_HELD;
+        if (notThisOwners && hold.lostReason() == null && System.nanoTime() - leaseEndNanos < 0) {
+            return LockScripts.ALREADY_RELEASED;
+        }
+        return reply;
     }
 
     /** Sleeps the whole time even when interrupted; returns whether it was, with the flag cleared. */

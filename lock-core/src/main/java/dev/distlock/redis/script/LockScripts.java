@@ -49,7 +49,7 @@ public final class LockScripts {
 
     public static final long HELD_BY_ANOTHER = -1;
 
-    static final long NOT_HELD = -2;
+    public static final long NOT_HELD = -2;
 
     /** This owner's last hold ended but the lock stays held by others (a reader among readers): nobody to wake. */
     static final long FREED_QUIETLY = 3;
