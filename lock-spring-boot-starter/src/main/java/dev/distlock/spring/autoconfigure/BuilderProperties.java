@@ -91,8 +91,7 @@ final class BuilderProperties {
         if (named == null) {
             return ex;
         }
-        return new InvalidConfigurationPropertyValueException(named, shown(this.values.get(named)),
-                humanDurations(reason.toString()), ex);
+        return new Refusal(named, shown(this.values.get(named)), humanDurations(reason.toString()), ex);
     }
 
     private static @Nullable Object shown(@Nullable Object value) {
@@ -114,5 +113,21 @@ final class BuilderProperties {
             iso.appendReplacement(result, Matcher.quoteReplacement(replacement));
         }
         return iso.appendTail(result).toString();
+    }
+
+    /** Boot's exception with the builder's as its cause: Boot 4.0 has no public constructor taking one. */
+    private static final class Refusal extends InvalidConfigurationPropertyValueException {
+
+        private final IllegalArgumentException refusal;
+
+        Refusal(String name, @Nullable Object value, String reason, IllegalArgumentException refusal) {
+            super(name, value, reason);
+            this.refusal = refusal;
+        }
+
+        @Override
+        public synchronized Throwable getCause() {
+            return this.refusal;
+        }
     }
 }

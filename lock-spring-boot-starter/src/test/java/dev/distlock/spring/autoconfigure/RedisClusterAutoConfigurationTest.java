@@ -125,8 +125,8 @@ class RedisClusterAutoConfigurationTest {
         });
         runner().withPropertyValues("distlock.sharding-proxy=true", "distlock.wait-strategy=pubsub").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).hasStackTraceContaining("InvalidConfigurationPropertyValue")
-                .hasStackTraceContaining("distlock.wait-strategy PUBSUB does not work behind a sharding proxy");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("Property distlock.wait-strategy with "
+                    + "value 'PUBSUB' is invalid: distlock.wait-strategy PUBSUB does not work behind a sharding proxy");
         });
     }
 }
