@@ -17,38 +17,49 @@ import dev.distlock.redis.script.LockKeys;
 /** Settings of a {@link RedisLockService}; each is checked when set, with a message naming it. */
 public final class RedisLockServiceBuilder {
 
+    /** Default {@link #keyPrefix}. */
+    public static final String DEFAULT_KEY_PREFIX = "distlock";
+
+    /** Default {@link #defaultWaitTime}. */
+    public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(10);
+
+    /** Default {@link #watchdogLease}. */
+    public static final Duration DEFAULT_WATCHDOG_LEASE = Duration.ofSeconds(30);
+
+    /** Default {@link #restartGrace}: the default watchdog lease. */
+    public static final Duration DEFAULT_RESTART_GRACE = DEFAULT_WATCHDOG_LEASE;
+
+    /** Default {@link #evictionPolicyCheck}. */
+    public static final EvictionPolicyCheck DEFAULT_EVICTION_POLICY_CHECK = EvictionPolicyCheck.WARN;
+
+    /** Default {@link #logKeys}. */
+    public static final boolean DEFAULT_LOG_KEYS = true;
+
+    /** Default {@link #shardingProxy}. */
+    public static final boolean DEFAULT_SHARDING_PROXY = false;
+
+    /** Default hand-offs in a row of {@link #handOffLimit}. */
+    public static final int DEFAULT_MAX_HAND_OFFS = 16;
+
+    /** Default longest run of hand-offs of {@link #handOffLimit}. */
+    public static final Duration DEFAULT_MAX_HAND_OFF_TIME = Duration.ofMillis(10);
+
     final StringRedisTemplate redis;
-
-    String keyPrefix = "distlock";
-
-    Duration defaultWaitTime = Duration.ofSeconds(10);
-
-    Duration watchdogLease = Duration.ofSeconds(30);
-
+    String keyPrefix = DEFAULT_KEY_PREFIX;
+    Duration defaultWaitTime = DEFAULT_WAIT_TIME;
+    Duration watchdogLease = DEFAULT_WATCHDOG_LEASE;
     @Nullable Duration renewalInterval;
-
     @Nullable Duration tokenRetention;
-
     Duration waiterLease = Duration.ofSeconds(6);
-
-    Duration restartGrace = Duration.ofSeconds(30);
-
-    EvictionPolicyCheck evictionPolicyCheck = EvictionPolicyCheck.WARN;
-
+    Duration restartGrace = DEFAULT_RESTART_GRACE;
+    EvictionPolicyCheck evictionPolicyCheck = DEFAULT_EVICTION_POLICY_CHECK;
     @Nullable ReplicaAcknowledgement replicaAcknowledgement;
-
     private @Nullable WaitStrategy waitStrategy;
-
-    boolean logKeys = true;
-
+    boolean logKeys = DEFAULT_LOG_KEYS;
     int maxKeyLength = LockService.MAX_KEY_LENGTH;
-
-    boolean shardingProxy;
-
-    int maxHandOffs = 16;
-
-    Duration maxHandOffTime = Duration.ofMillis(10);
-
+    boolean shardingProxy = DEFAULT_SHARDING_PROXY;
+    int maxHandOffs = DEFAULT_MAX_HAND_OFFS;
+    Duration maxHandOffTime = DEFAULT_MAX_HAND_OFF_TIME;
     LockListener listener = new LockListener() {
     };
 
@@ -152,10 +163,15 @@ public final class RedisLockServiceBuilder {
      * grant and renewal; while it waits, other commands on the shared connection (on a Redis Cluster: to that
      * master) wait behind it, so keep {@code timeout} short and below the client's command timeout. On a Redis
      * Cluster {@code replicas} counts the replicas of the lock's own master, and a master demoted while it was
-     * unreachable cannot keep a grant its former replica did not acknowledge. Off by default.
+     * unreachable cannot keep a grant its former replica did not acknowledge. {@code replicas} 0 turns it off (the
+     * default); {@code timeout} is from 1 ms to 1 minute.
      */
     public RedisLockServiceBuilder replicaAcknowledgements(int replicas, Duration timeout) {
-        this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
+        if (replicas < 0) {
+            throw new IllegalArgumentException("replicas must be zero or positive, but was " + replicas);
+        }
+        ReplicaAcknowledgement.checkTimeout(timeout);
+        this.replicaAcknowledgement = (replicas == 0) ? null : new ReplicaAcknowledgement(replicas, timeout);
         return this;
     }
 

@@ -134,6 +134,24 @@ class BadInputTest {
         assertThatThrownBy(() -> RedisLockService.builder(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.maxKeyLength(0)).hasMessageContaining("maxKeyLength must be between 1 and 1024");
         assertThatThrownBy(() -> builder.maxKeyLength(1025)).hasMessageContaining("but was 1025");
+        assertThatThrownBy(() -> builder.restartGrace(Duration.ofSeconds(-1)))
+            .hasMessageContaining("restartGrace must be between 0 and 7 days");
+        assertThatThrownBy(() -> builder.handOffLimit(-1, Duration.ofMillis(10)))
+            .hasMessageContaining("maxHandOffs must not be negative");
+        assertThatThrownBy(() -> builder.replicaAcknowledgements(-1, Duration.ofMillis(500)))
+            .hasMessageContaining("replicas must be zero or positive, but was -1");
+        assertThatThrownBy(() -> builder.replicaAcknowledgements(0, Duration.ZERO))
+            .as("the timeout is checked even when no replica is asked for")
+            .hasMessageContaining("timeout must be between 1ms and 1 minute");
+    }
+
+    @Test
+    void zeroReplicaAcknowledgementsTurnThemOff() {
+        RedisLockServiceBuilder builder = RedisLockService.builder(this.clients.template())
+            .replicaAcknowledgements(1, Duration.ofMillis(500))
+            .shardingProxy(true);
+        assertThatThrownBy(builder::build).hasMessageContaining("replicaAcknowledgements does not work behind");
+        builder.replicaAcknowledgements(0, Duration.ofMillis(500)).build().close();
     }
 
     @Test

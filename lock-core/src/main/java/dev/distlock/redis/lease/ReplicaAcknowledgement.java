@@ -24,10 +24,16 @@ public record ReplicaAcknowledgement(int replicas, Duration timeout) {
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be at least 1, but was " + replicas);
         }
+        checkTimeout(timeout);
+    }
+
+    /** Checks an acknowledgement timeout: from 1 ms to 1 minute. */
+    public static Duration checkTimeout(Duration timeout) {
         if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
                 || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
             throw new IllegalArgumentException("timeout must be between 1ms and 1 minute, but was " + timeout);
         }
+        return timeout;
     }
 
     /** What runs grants and renewals on a Redis Cluster, each followed by {@code WAIT} on its slot's master. */

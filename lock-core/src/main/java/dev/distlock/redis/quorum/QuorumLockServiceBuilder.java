@@ -15,22 +15,28 @@ import dev.distlock.redis.script.LockKeys;
 /** Settings of a {@link QuorumLockService}; each is checked when set, with a message naming it. */
 public final class QuorumLockServiceBuilder {
 
+    /** Default {@link #tokenRetention}. */
+    public static final Duration DEFAULT_TOKEN_RETENTION = Duration.ofHours(1);
+
+    /** Default {@link #nodeTimeout}. */
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(200);
+
     final List<StringRedisTemplate> masters;
 
     /** One per master, given every setting the masters' services share, which they check. */
     final List<RedisLockServiceBuilder> nodeBuilders = new ArrayList<>();
 
-    String keyPrefix = "distlock";
+    String keyPrefix = RedisLockServiceBuilder.DEFAULT_KEY_PREFIX;
 
     int maxKeyLength = LockService.MAX_KEY_LENGTH;
 
-    Duration defaultWaitTime = Duration.ofSeconds(10);
+    Duration defaultWaitTime = RedisLockServiceBuilder.DEFAULT_WAIT_TIME;
 
-    Duration watchdogLease = Duration.ofSeconds(30);
+    Duration watchdogLease = RedisLockServiceBuilder.DEFAULT_WATCHDOG_LEASE;
 
-    Duration tokenRetention = Duration.ofHours(1);
+    Duration tokenRetention = DEFAULT_TOKEN_RETENTION;
 
-    Duration nodeTimeout = Duration.ofMillis(200);
+    Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
 
     LockListener listener = new LockListener() {
     };

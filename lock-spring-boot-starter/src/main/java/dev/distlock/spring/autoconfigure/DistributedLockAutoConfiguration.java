@@ -1,6 +1,9 @@
 package dev.distlock.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -37,34 +40,51 @@ public final class DistributedLockAutoConfiguration {
     RedisLockService redisLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
             RestartGraceMonitor restartGrace, ObjectProvider<StringRedisTemplate> templates,
             ObjectProvider<RedisConnectionFactory> connectionFactories, ObjectProvider<LockListener> listeners) {
-        RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories))
-            .keyPrefix(properties.getKeyPrefix())
-            .defaultWaitTime(properties.getDefaultWaitTime())
-            .watchdogLease(properties.getWatchdog().getLease())
-            .restartGrace(restartGrace.grace())
-            .evictionPolicyCheck(safety.getEvictionPolicyCheck())
-            .shardingProxy(properties.isShardingProxy())
-            .logKeys(properties.isLogKeys())
-            .handOffLimit(properties.getHandOff().getLimit(), properties.getHandOff().getMaxTime())
-            .maxKeyLength(properties.getMaxKeyLength());
-        if (properties.getTokenRetention() != null) {
-            builder.tokenRetention(properties.getTokenRetention());
-        }
-        if (properties.getWaitStrategy() != null) {
-            builder.waitStrategy(properties.getWaitStrategy());
-        }
-        if (properties.getReplicaAcknowledgements().getReplicas() > 0) {
-            builder.replicaAcknowledgements(properties.getReplicaAcknowledgements().getReplicas(),
-                    properties.getReplicaAcknowledgements().getTimeout());
-        }
-        if (properties.getWatchdog().getRenewalInterval() != null) {
-            builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
-        }
+        RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories));
+        BuilderProperties settings = sharedSettings(builder::keyPrefix, builder::maxKeyLength,
+                builder::defaultWaitTime, builder::watchdogLease, builder::renewalInterval, builder::tokenRetention,
+                properties)
+            .set("restartGrace", FreshRedis.PROPERTY, restartGrace.grace(), builder::restartGrace)
+            .set("evictionPolicyCheck", DistributedLockSafetyProperties.PREFIX + ".eviction-policy-check",
+                    safety.getEvictionPolicyCheck(), builder::evictionPolicyCheck)
+            .set("shardingProxy", "distlock.sharding-proxy", properties.isShardingProxy(), builder::shardingProxy)
+            .set("logKeys", "distlock.log-keys", properties.isLogKeys(), builder::logKeys)
+            .setIfPresent("waitStrategy", "distlock.wait-strategy", properties.getWaitStrategy(),
+                    builder::waitStrategy);
+        HandOffProperties handOff = properties.getHandOff();
+        settings.name("maxHandOffs", "distlock.hand-off.limit", handOff.getLimit())
+            .name("maxTime", "distlock.hand-off.max-time", handOff.getMaxTime())
+            .apply(() -> builder.handOffLimit(handOff.getLimit(), handOff.getMaxTime()), "distlock.hand-off.limit");
+        DistributedLockProperties.ReplicaAcknowledgements acknowledgements = properties.getReplicaAcknowledgements();
+        String replicas = "distlock.replica-acknowledgements.replicas";
+        settings.name("replicaAcknowledgements", replicas, acknowledgements.getReplicas())
+            .name("replicas", replicas, acknowledgements.getReplicas())
+            .name("timeout", "distlock.replica-acknowledgements.timeout", acknowledgements.getTimeout())
+            .apply(() -> builder.replicaAcknowledgements(acknowledgements.getReplicas(),
+                    acknowledgements.getTimeout()), replicas);
         List<LockListener> all = listeners.orderedStream().toList();
         if (!all.isEmpty()) {
             builder.listener(CompositeLockListener.of(all));
         }
-        return builder.build();
+        return settings.build(builder::build);
+    }
+
+    /**
+     * Maps the settings both lock services share, in their builder's names. The quorum builder passes them on to one
+     * {@link RedisLockServiceBuilder} per master, whose refusals use the same names.
+     */
+    static BuilderProperties sharedSettings(Consumer<String> keyPrefix, IntConsumer maxKeyLength,
+            Consumer<Duration> defaultWaitTime, Consumer<Duration> watchdogLease, Consumer<Duration> renewalInterval,
+            Consumer<Duration> tokenRetention, DistributedLockProperties properties) {
+        return new BuilderProperties()
+            .set("keyPrefix", "distlock.key-prefix", properties.getKeyPrefix(), keyPrefix)
+            .set("maxKeyLength", "distlock.max-key-length", properties.getMaxKeyLength(), maxKeyLength::accept)
+            .set("defaultWaitTime", "distlock.default-wait-time", properties.getDefaultWaitTime(), defaultWaitTime)
+            .set("watchdogLease", "distlock.watchdog.lease", properties.getWatchdog().getLease(), watchdogLease)
+            .setIfPresent("renewalInterval", "distlock.watchdog.renewal-interval",
+                    properties.getWatchdog().getRenewalInterval(), renewalInterval)
+            .setIfPresent("tokenRetention", "distlock.token-retention", properties.getTokenRetention(),
+                    tokenRetention);
     }
 
     /**

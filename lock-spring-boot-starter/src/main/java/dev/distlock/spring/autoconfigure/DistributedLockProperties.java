@@ -1,7 +1,6 @@
 package dev.distlock.spring.autoconfigure;
 
 import java.time.Duration;
-import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -10,14 +9,14 @@ import org.springframework.core.Ordered;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
-import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.redis.WaitStrategy;
 import dev.distlock.spring.OnNotAcquired;
 
 /**
- * Settings of distlock under {@code distlock.*}. Checked when bound: an invalid value stops startup with a message
- * naming the property.
+ * Settings of distlock under {@code distlock.*}. The lock service's builder owns their defaults and bounds (see
+ * {@link RedisLockServiceBuilder}); a value it refuses stops startup with a message naming the property.
  */
 @ConfigurationProperties(DistributedLockProperties.PREFIX)
 public class DistributedLockProperties implements Validator {
@@ -29,14 +28,15 @@ public class DistributedLockProperties implements Validator {
     private boolean enabled = true;
 
     /** Prefix of every Redis key and channel of the locks; not blank, no braces. */
-    private String keyPrefix = "distlock";
+    private String keyPrefix = RedisLockServiceBuilder.DEFAULT_KEY_PREFIX;
 
     /** How long an acquisition waits for a lock held by another owner when the call names no wait time. */
-    private Duration defaultWaitTime = Duration.ofSeconds(10);
+    private Duration defaultWaitTime = RedisLockServiceBuilder.DEFAULT_WAIT_TIME;
 
     /**
      * How long a freed lock stays in Redis to recognise a retried release; at least 1s. Unset: the release's retry
-     * window, three times the command timeout plus 1s (at least 10s); see docs/safety-restarts.md.
+     * window, three times the command timeout plus 1s (at least 10s), or 1h in quorum mode; see
+     * docs/safety-restarts.md.
      */
     private @Nullable Duration tokenRetention;
 
@@ -61,20 +61,20 @@ public class DistributedLockProperties implements Validator {
      * key and passes no pub/sub: waiters poll, renewals send one lock per script call, and the startup check opens no
      * subscription.
      */
-    private boolean shardingProxy;
+    private boolean shardingProxy = RedisLockServiceBuilder.DEFAULT_SHARDING_PROXY;
 
     /**
      * Whether log lines name a lock by its key; false logs only the lock's name, for keys that hold user ids or
      * e-mail addresses. Exceptions and the locks endpoint still show keys.
      */
-    private boolean logKeys = true;
+    private boolean logKeys = RedisLockServiceBuilder.DEFAULT_LOG_KEYS;
 
     /**
      * The longest lock key, in characters, that the locks accept (1 to 1024); a longer key fails at the call. A freed
      * lock keeps about 230 bytes plus its key's length in Redis for the token retention: lower this when keys come
      * from outside.
      */
-    private int maxKeyLength = 1024; // LockService.MAX_KEY_LENGTH, as a literal for the configuration metadata
+    private int maxKeyLength = LockService.MAX_KEY_LENGTH;
 
     private final Watchdog watchdog = new Watchdog();
 
@@ -188,49 +188,9 @@ public class DistributedLockProperties implements Validator {
 
     @Override
     public void validate(Object target, Errors errors) {
-        DistributedLockProperties properties = (DistributedLockProperties) target;
-        String prefix = properties.getKeyPrefix();
-        if (prefix == null || prefix.isBlank()) {
-            reject(errors, "keyPrefix", "must not be blank");
+        if (((DistributedLockProperties) target).getOnNotAcquired() == null) {
+            errors.rejectValue("onNotAcquired", "distlock.invalid", PREFIX + ".on-not-acquired must be THROW or SKIP");
         }
-        else if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0
-                || prefix.chars().anyMatch(Character::isISOControl)) {
-            reject(errors, "keyPrefix", "must not contain braces or control characters, but was '" + prefix + "'");
-        }
-        Duration waitTime = properties.getDefaultWaitTime();
-        if (waitTime == null || waitTime.isNegative()) {
-            reject(errors, "defaultWaitTime",
-                    "must be zero or positive, but was " + HumanDurations.format(waitTime));
-        }
-        Duration retention = properties.getTokenRetention();
-        if (retention != null && (retention.compareTo(Duration.ofSeconds(1)) < 0
-                || retention.compareTo(LockOptions.MAX_LEASE_TIME) > 0)) {
-            reject(errors, "tokenRetention", "must be at least 1s and at most "
-                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + HumanDurations.format(retention));
-        }
-        if (properties.getMaxKeyLength() < 1 || properties.getMaxKeyLength() > LockService.MAX_KEY_LENGTH) {
-            reject(errors, "maxKeyLength", "must be between 1 and " + LockService.MAX_KEY_LENGTH + ", but was "
-                    + properties.getMaxKeyLength());
-        }
-        if (properties.getOnNotAcquired() == null) {
-            reject(errors, "onNotAcquired", "must be THROW or SKIP");
-        }
-        if (properties.isShardingProxy() && properties.getWaitStrategy() == WaitStrategy.PUBSUB) {
-            reject(errors, "waitStrategy", "must be POLLING (or unset) with distlock.sharding-proxy=true, since a "
-                    + "sharding proxy passes no pub/sub");
-        }
-        properties.getWatchdog().validate(errors);
-        properties.getReplicaAcknowledgements().validate(errors);
-        properties.getHandOff().validate(errors);
-    }
-
-    private static void reject(Errors errors, String field, String problem) {
-        errors.rejectValue(field, "distlock.invalid", PREFIX + "." + dashed(field) + " " + problem);
-    }
-
-    /** The property name of a field path: {@code watchdog.renewalInterval} is {@code watchdog.renewal-interval}. */
-    private static String dashed(String field) {
-        return field.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
     }
 
     /** What a {@code @DistributedLock} method does by default when the lock is not acquired. */
@@ -258,7 +218,7 @@ public class DistributedLockProperties implements Validator {
     public static class Watchdog {
 
         /** Lease the watchdog renews for locks without a fixed lease: how long one outlives a crashed holder. */
-        private Duration lease = Duration.ofSeconds(30);
+        private Duration lease = RedisLockServiceBuilder.DEFAULT_WATCHDOG_LEASE;
 
         /** How often the watchdog renews leases; shorter than the lease. Unset means a third of the lease. */
         private @Nullable Duration renewalInterval;
@@ -278,24 +238,8 @@ public class DistributedLockProperties implements Validator {
         public void setRenewalInterval(@Nullable Duration renewalInterval) {
             this.renewalInterval = renewalInterval;
         }
-
-        void validate(Errors errors) {
-            Duration lease = this.lease;
-            if (lease == null || lease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || lease.toMillis() < 1) {
-                reject(errors, "watchdog.lease", "must be between 1ms and " + LockOptions.MAX_LEASE_TIME.toDays()
-                        + " days, but was " + HumanDurations.format(lease));
-                return;
-            }
-            Duration interval = this.renewalInterval;
-            if (interval != null && (interval.compareTo(lease) >= 0 || interval.toMillis() < 1)) {
-                reject(errors, "watchdog.renewalInterval",
-                        "must be at least 1ms and shorter than distlock.watchdog.lease (" + HumanDurations.format(lease)
-                                + "), but was " + HumanDurations.format(interval));
-            }
-        }
     }
 
-    /** The {@code @DistributedLock} advisor. */
     /**
      * Waiting for replicas after every grant and renewal (Redis WAIT), so that a lock survives a Sentinel failover.
      */
@@ -304,7 +248,7 @@ public class DistributedLockProperties implements Validator {
         /** Replicas that must acknowledge each grant and renewal; 0 (the default) waits for none. */
         private int replicas;
 
-        /** How long to wait for them; keep it short and below the client's command timeout. */
+        /** How long to wait for them, 1ms to 1 minute; keep it short and below the client's command timeout. */
         private Duration timeout = Duration.ofMillis(500);
 
         public int getReplicas() {
@@ -322,20 +266,9 @@ public class DistributedLockProperties implements Validator {
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
         }
-
-        void validate(Errors errors) {
-            if (this.replicas < 0) {
-                reject(errors, "replicaAcknowledgements.replicas", "must be zero or positive, but was "
-                        + this.replicas);
-            }
-            if (this.timeout == null || this.timeout.compareTo(Duration.ofMillis(1)) < 0
-                    || this.timeout.compareTo(Duration.ofMinutes(1)) > 0) {
-                reject(errors, "replicaAcknowledgements.timeout",
-                        "must be between 1ms and 1 minute, but was " + HumanDurations.format(this.timeout));
-            }
-        }
     }
 
+    /** The {@code @DistributedLock} advisor. */
     public static class Aspect {
 
         /**

@@ -2,7 +2,7 @@ package dev.distlock.spring.autoconfigure;
 
 import java.time.Duration;
 
-import org.springframework.validation.Errors;
+import dev.distlock.redis.RedisLockServiceBuilder;
 
 /**
  * Local hand-offs of hot exclusive locks ({@code distlock.hand-off.*}): threads of one service waiting for the same
@@ -13,10 +13,10 @@ import org.springframework.validation.Errors;
 public class HandOffProperties {
 
     /** Hand-offs in a row before another service's waiter gets its turn; 0 turns hand-offs off. */
-    private int limit = 16;
+    private int limit = RedisLockServiceBuilder.DEFAULT_MAX_HAND_OFFS;
 
     /** How long a run of hand-offs may last before another service's waiter gets its turn. */
-    private Duration maxTime = Duration.ofMillis(10);
+    private Duration maxTime = RedisLockServiceBuilder.DEFAULT_MAX_HAND_OFF_TIME;
 
     public int getLimit() {
         return this.limit;
@@ -32,17 +32,5 @@ public class HandOffProperties {
 
     public void setMaxTime(Duration maxTime) {
         this.maxTime = maxTime;
-    }
-
-    void validate(Errors errors) {
-        if (this.limit < 0) {
-            errors.rejectValue("handOff.limit", "distlock.invalid",
-                    DistributedLockProperties.PREFIX + ".hand-off.limit must be zero or positive, but was "
-                            + this.limit);
-        }
-        if (this.maxTime == null || this.maxTime.isNegative() || this.maxTime.isZero()) {
-            errors.rejectValue("handOff.maxTime", "distlock.invalid", DistributedLockProperties.PREFIX
-                    + ".hand-off.max-time must be positive, but was " + HumanDurations.format(this.maxTime));
-        }
     }
 }

@@ -38,8 +38,12 @@ final class QuorumConnections implements AutoCloseable {
 
     QuorumConnections(QuorumProperties properties, QuorumTls tls) {
         this.tlsProperty = tls.property();
-        LettuceClientConfiguration plain = client(properties.getNodeTimeout(), null);
-        LettuceClientConfiguration secure = client(properties.getNodeTimeout(), tls);
+        // The quorum builder refuses a node timeout under 1 ms, naming the property, before anything connects;
+        // Lettuce would refuse it here first, naming none.
+        Duration timeout = (properties.getNodeTimeout().compareTo(Duration.ofMillis(1)) < 0) ? Duration.ofMillis(1)
+                : properties.getNodeTimeout();
+        LettuceClientConfiguration plain = client(timeout, null);
+        LettuceClientConfiguration secure = client(timeout, tls);
         try {
             for (Address address : properties.addresses()) {
                 RedisStandaloneConfiguration master = new RedisStandaloneConfiguration(address.host(),

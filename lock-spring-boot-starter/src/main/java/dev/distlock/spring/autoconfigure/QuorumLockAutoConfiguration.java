@@ -44,31 +44,18 @@ public final class QuorumLockAutoConfiguration {
     @Bean(destroyMethod = "close")
     QuorumLockService quorumLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
             QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockListener> listeners) {
-        if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
-            throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout ("
-                    + HumanDurations.format(quorum.getNodeTimeout())
-                    + ") must be at most a tenth of distlock.watchdog.lease ("
-                    + HumanDurations.format(properties.getWatchdog().getLease())
-                    + ")");
-        }
-        QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates())
-            .nodeTimeout(quorum.getNodeTimeout())
-            .keyPrefix(properties.getKeyPrefix())
-            .maxKeyLength(properties.getMaxKeyLength())
-            .defaultWaitTime(properties.getDefaultWaitTime())
-            .watchdogLease(properties.getWatchdog().getLease())
-            .restartGrace(safety.getRestartGrace());
-        if (properties.getTokenRetention() != null) {
-            builder.tokenRetention(properties.getTokenRetention());
-        }
-        if (properties.getWatchdog().getRenewalInterval() != null) {
-            builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
-        }
+        QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates());
+        BuilderProperties settings = DistributedLockAutoConfiguration.sharedSettings(builder::keyPrefix,
+                builder::maxKeyLength, builder::defaultWaitTime, builder::watchdogLease, builder::renewalInterval,
+                builder::tokenRetention, properties)
+            .set("nodeTimeout", QuorumProperties.PREFIX + ".node-timeout", quorum.getNodeTimeout(),
+                    builder::nodeTimeout)
+            .set("restartGrace", FreshRedis.PROPERTY, safety.getRestartGrace(), builder::restartGrace);
         List<LockListener> all = listeners.orderedStream().toList();
         if (!all.isEmpty()) {
             builder.listener(CompositeLockListener.of(all));
         }
-        QuorumLockService service = builder.build();
+        QuorumLockService service = settings.build(builder::build);
         try {
             service.verifyQuorumReachable();
             if (properties.isVerifyAccessOnStartup()) {

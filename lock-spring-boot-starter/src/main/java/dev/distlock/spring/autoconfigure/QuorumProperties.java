@@ -11,6 +11,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
+import dev.distlock.redis.quorum.QuorumLockServiceBuilder;
+
 /**
  * Quorum (Redlock) mode under {@code distlock.quorum.*}: setting {@code nodes} turns it on, and the lock service then
  * takes each lock on a majority of these independent Redis masters instead of on {@code spring.data.redis}. Checked
@@ -30,9 +32,9 @@ public class QuorumProperties implements Validator {
 
     /**
      * How long a lock attempt waits for each master to connect and answer; a slower master counts as down for that
-     * attempt. At most a tenth of distlock.watchdog.lease.
+     * attempt. From 1ms to 1 minute, and at most a tenth of distlock.watchdog.lease.
      */
-    private Duration nodeTimeout = Duration.ofMillis(200);
+    private Duration nodeTimeout = QuorumLockServiceBuilder.DEFAULT_NODE_TIMEOUT;
 
     /** Redis user on every master; unset for the default user. */
     private @Nullable String username;
@@ -109,13 +111,6 @@ public class QuorumProperties implements Validator {
                 reject(errors, "nodes", PREFIX + ".nodes[" + i + "] repeats " + address.endpoint() + " of " + PREFIX
                         + ".nodes[" + seen.get(address.endpoint()) + "]; the masters must be independent");
             }
-        }
-        Duration timeout = properties.nodeTimeout;
-        if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
-                || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
-            reject(errors, "nodeTimeout",
-                    PREFIX + ".node-timeout must be between 1ms and 1 minute, but was "
-                    + HumanDurations.format(timeout));
         }
     }
 

@@ -173,23 +173,24 @@ class DistributedLockAutoConfigurationTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', textBlock = """
-            distlock.key-prefix=               | distlock.key-prefix must not be blank
+            distlock.key-prefix=               | distlock.key-prefix must not be null or blank
             distlock.key-prefix=a{b}           | distlock.key-prefix must not contain braces
-            distlock.default-wait-time=-1s     | distlock.default-wait-time must be zero or positive
+            distlock.default-wait-time=-1s     | distlock.default-wait-time must not be negative, but was -1.0 s
             distlock.watchdog.lease=-5s        | distlock.watchdog.lease must be between 1ms and 7 days
             distlock.watchdog.lease=0          | distlock.watchdog.lease must be between 1ms and 7 days
             distlock.watchdog.lease=8d         | distlock.watchdog.lease must be between 1ms and 7 days
-            distlock.watchdog.renewal-interval=30s | must be at least 1ms and shorter than distlock.watchdog.lease
+            distlock.watchdog.renewal-interval=30s | (30.0 s) must be shorter than distlock.watchdog.lease (30.0 s)
             distlock.watchdog.renewal-interval=0   | distlock.watchdog.renewal-interval must be at least 1ms
-            distlock.token-retention=10ms      | distlock.token-retention must be at least 1s
-            distlock.token-retention=30d       | distlock.token-retention must be at least 1s and at most 7 days
+            distlock.token-retention=10ms      | distlock.token-retention must be between 1s and 7 days, but was 10 ms
+            distlock.token-retention=30d       | distlock.token-retention must be between 1s and 7 days
             distlock.max-key-length=0          | distlock.max-key-length must be between 1 and 1024, but was 0
             distlock.max-key-length=2048       | distlock.max-key-length must be between 1 and 1024, but was 2048
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
             distlock.replica-acknowledgements.replicas=-1 | distlock.replica-acknowledgements.replicas must be zero or positive
             distlock.replica-acknowledgements.timeout=0   | distlock.replica-acknowledgements.timeout must be between 1ms
-            distlock.hand-off.limit=-1         | distlock.hand-off.limit must be zero or positive
+            distlock.hand-off.limit=-1         | distlock.hand-off.limit must not be negative
             distlock.hand-off.max-time=0s      | distlock.hand-off.max-time must be positive
+            distlock.safety.restart-grace=-1s  | distlock.safety.restart-grace must be between 0 and 7 days
             """)
     void invalidPropertiesStopStartupWithAMessageNamingTheProperty(String property, String message,
             RedisNode redis) {

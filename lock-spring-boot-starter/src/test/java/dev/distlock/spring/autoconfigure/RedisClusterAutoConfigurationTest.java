@@ -125,8 +125,8 @@ class RedisClusterAutoConfigurationTest {
         });
         runner().withPropertyValues("distlock.sharding-proxy=true", "distlock.wait-strategy=pubsub").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause()
-                .hasMessageContaining("distlock.wait-strategy must be POLLING");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("Property distlock.wait-strategy with "
+                    + "value 'PUBSUB' is invalid: distlock.wait-strategy PUBSUB does not work behind a sharding proxy");
         });
     }
 }
