@@ -291,7 +291,7 @@ public final class RenewalAtScaleScenario implements Scenario {
         });
         return List.of(new BarChart.Panel("Redis CPU µs per renewed lock", "net of idle; whisker: min–max of the "
                 + "slices; lower is better", perRenewal),
-                new BarChart.Panel("Redis CPU µs/s per held lock", "net of idle, " + LOCKS + " locks held; lower is "
-                        + "better", perLock));
+                new BarChart.Panel("Redis CPU µs/s per held lock", String.format(Locale.ROOT, "net of idle, %,d locks "
+                        + "held; lower is better", LOCKS), perLock));
     }
 }
