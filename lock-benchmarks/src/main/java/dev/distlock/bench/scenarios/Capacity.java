@@ -86,7 +86,8 @@ record Capacity(Map<LockType, Measurement> single, Map<LockType, Measurement> cl
             cells[0] = entry.getKey().label();
             cells[1] = Fmt.decimal(micros);
             for (int i = 0; i < RATES.length; i++) {
-                cells[i + 2] = shards(RATES[i], micros) + " shards";
+                long shards = shards(RATES[i], micros);
+                cells[i + 2] = shards + (shards == 1 ? " shard" : " shards");
             }
             table.row(cells);
         }
