@@ -93,7 +93,7 @@ final class CapacityScenario implements Scenario {
         try {
             measureCluster(context, settings);
         }
-        catch (Exception | LinkageError ex) {
+        catch (Exception ex) {
             clusterNote = "\nThe Cluster part did not run: " + ex + "\n";
             context.progress("  Cluster part failed: %s", ex);
         }
