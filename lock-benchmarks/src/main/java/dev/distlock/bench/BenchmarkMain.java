@@ -1,8 +1,10 @@
 package dev.distlock.bench;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -15,6 +17,7 @@ import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.harness.BenchContext;
 import dev.distlock.bench.redis.RedisBuild;
 import dev.distlock.bench.redis.RedisProbe;
+import dev.distlock.bench.report.BarChart;
 import dev.distlock.bench.report.Environment;
 import dev.distlock.bench.report.Targets;
 import dev.distlock.bench.scenarios.Scenario;
@@ -68,14 +71,14 @@ public final class BenchmarkMain {
             String server = build.describe(probe.serverVersion(), probe.memoryAllocator());
             progress.println("redis-server: " + server);
             section(report, header(config, estimate, server));
-            BenchContext context = new BenchContext(config, node.port(), probe, progress);
+            BenchContext context = new BenchContext(config, node.port(), probe, progress, servers, build.config());
             Scenario.warmUpJvm(config.implementations(), context);
             Map<String, ScenarioReport> results = new LinkedHashMap<>();
             for (Scenario scenario : scenarios) {
                 ScenarioReport result = scenario.run(scenario.covered(config.implementations()), context);
                 results.put(scenario.id(), result);
                 section(report, "## Scenario " + scenario.id() + ": " + scenario.title() + "\n\n"
-                        + scenario.description() + "\n\n" + result.markdown());
+                        + scenario.description() + "\n\n" + chart(config, scenario, result) + result.markdown());
             }
             section(report, "## Targets, from this run\n\n" + new Targets(results).render());
         }
@@ -84,6 +87,22 @@ public final class BenchmarkMain {
             progress.println("Report written to " + config.out().toAbsolutePath());
         }
         System.exit(0); // client libraries may leave non-daemon threads behind
+    }
+
+    /**
+     * Writes the scenario's SVG chart beside the report (scenario-N.svg in the directory of --out) and returns the
+     * markdown that embeds it; nothing without --out or without a chart.
+     */
+    private static String chart(RunConfig config, Scenario scenario, ScenarioReport result) throws IOException {
+        if (config.out() == null || result.chart().isEmpty()) {
+            return "";
+        }
+        String name = "scenario-" + scenario.id() + ".svg";
+        Path directory = config.out().toAbsolutePath().getParent();
+        Files.createDirectories(directory);
+        Files.writeString(directory.resolve(name), BarChart.svg("Scenario " + scenario.id() + ": " + scenario.title(),
+                result.chart()), StandardCharsets.UTF_8);
+        return "![Scenario " + scenario.id() + " chart](" + name + ")\n\n";
     }
 
     private static void section(StringBuilder report, String text) {
@@ -122,10 +141,11 @@ public final class BenchmarkMain {
             .forEach((library, version) -> out.append("- ").append(library).append(": ").append(version).append('\n'));
         out.append("\nImplementations, each with clients of its own against the same server (flushed before each "
                 + "scenario). In the timed scenarios (1, 2, 3, 5, 7, 8) all clients stay open and the implementations "
-                + "take turns iteration by iteration, the first to go moving on by one each round; scenarios 4 and 6 "
+                + "take turns iteration by iteration, the first to go moving on by one each round; scenarios 4, 6 and 9 "
                 + "run them one after the other. The non-blocking ones (-async) run in scenarios 7 and 8 only, with "
-                + config.inFlight() + " cycles in flight; the blocking ones in 1 to 6, and the raw floor in 7 as "
-                + "the reference:\n\n");
+                + config.inFlight() + " cycles in flight; the blocking ones in 1 to 6, and the raw floors in 7 as "
+                + "the references; 9 compares distlock's and Redisson's watchdogs, and 10 measures distlock's lock "
+                + "types (through its non-blocking API) on this server and on a 3-master Redis Cluster:\n\n");
         for (Implementation implementation : config.implementations()) {
             out.append("- ").append(implementation.label()).append(": ").append(implementation.description())
                 .append('\n');

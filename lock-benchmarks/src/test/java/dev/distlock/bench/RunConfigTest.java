@@ -12,7 +12,7 @@ class RunConfigTest {
     @Test
     void runsEveryScenarioAndImplementationWithSixtyFourCyclesInFlightByDefault() {
         RunConfig config = RunConfig.parse();
-        assertThat(config.scenarios()).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
+        assertThat(config.scenarios()).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10");
         assertThat(config.implementations()).contains(Implementation.DISTLOCK_ASYNC, Implementation.REDISSON_ASYNC);
         assertThat(config.inFlight()).isEqualTo(64);
     }

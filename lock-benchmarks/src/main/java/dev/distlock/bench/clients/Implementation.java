@@ -20,6 +20,9 @@ public enum Implementation {
 
     RAW("raw-floor", "SET NX PX + EVALSHA compare-and-delete, immediate retry", false, RawSetNxClient::new, null),
 
+    RAW_ASYNC("raw-floor-async", "Lettuce async SET NX PX + EVALSHA compare-and-delete on one connection, immediate "
+            + "retry, non-blocking (scenario 7 only)", false, null, RawAsyncClient::new),
+
     DISTLOCK_ASYNC("distlock-async", "LockService.async().acquire(key, defaults) + LockHandle.releaseAsync() "
             + "(watchdog lease), non-blocking", true, null, DistlockAsyncClient::new),
 

@@ -1,7 +1,9 @@
 package dev.distlock.bench.clients;
 
 import java.time.Duration;
+import java.util.List;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -13,13 +15,25 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 final class LettuceConnection implements AutoCloseable {
 
+    private static final LettuceClientConfiguration CLIENT = LettuceClientConfiguration.builder()
+        .commandTimeout(Duration.ofSeconds(10))
+        .build();
+
     final LettuceConnectionFactory factory;
 
     final StringRedisTemplate template;
 
     LettuceConnection(int port) {
-        this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port),
-                LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(10)).build());
+        this(new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port), CLIENT));
+    }
+
+    /** A connection to a Redis Cluster, through any of its nodes ("127.0.0.1:port"). */
+    LettuceConnection(List<String> clusterNodes) {
+        this(new LettuceConnectionFactory(new RedisClusterConfiguration(clusterNodes), CLIENT));
+    }
+
+    private LettuceConnection(LettuceConnectionFactory factory) {
+        this.factory = factory;
         this.factory.afterPropertiesSet();
         this.factory.start();
         this.template = new StringRedisTemplate(this.factory);

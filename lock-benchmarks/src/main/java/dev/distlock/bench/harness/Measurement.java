@@ -79,6 +79,12 @@ public record Measurement(List<IterationSample> samples) {
         return perCycle(server().cpuMicros());
     }
 
+    /** Redis CPU microseconds per lock cycle, iteration by iteration: the spread of {@link #redisCpuMicrosPerCycle}. */
+    public Summary redisCpuMicrosPerCycleByIteration() {
+        return summarise(sample -> (sample.load().cycles() == 0) ? Double.NaN
+                : (double) sample.server().cpuMicros() / sample.load().cycles());
+    }
+
     /** How busy Redis was while the load ran, in cores: its CPU time over the load's wall time. */
     public Summary redisCores() {
         return summarise(sample -> sample.server().cpuMicros() * 1000.0 / sample.load().elapsedNanos());

@@ -49,7 +49,7 @@ final class AsyncCycleScenario implements Scenario {
                 client's I/O thread (no thread blocks). Redisson's locks belong to a thread, so each chain passes a \
                 thread id of its own. Latency is one cycle, from the acquire call to the release's completion. The \
                 raw floor runs scenario 2's blocking load (%d threads, a key each) in turns with them, as the \
-                reference the targets name. "busy cores" is Redis's CPU time and this JVM's (all its threads) over \
+                reference the targets name, and raw-floor-async (Lettuce's async SET NX PX and an EVALSHA                 compare-and-delete on one connection, N chains as the others) is the non-blocking floor. "busy cores" is Redis's CPU time and this JVM's (all its threads) over \
                 the load's wall time, out of %d cores that both share.""".formatted(REFERENCE_THREADS,
                 Runtime.getRuntime().availableProcessors()), false);
     }
@@ -81,10 +81,13 @@ final class AsyncCycleScenario implements Scenario {
         return this.description;
     }
 
-    /** The non-blocking implementations, and in scenario 7 the raw floor as the blocking reference. */
+    /** The non-blocking implementations, and in scenario 7 the raw floors, blocking and non-blocking, as references. */
     @Override
     public boolean covers(Implementation implementation) {
-        return implementation.isAsync() || (!this.hotKey && implementation == Implementation.RAW);
+        if (implementation == Implementation.RAW || implementation == Implementation.RAW_ASYNC) {
+            return !this.hotKey;
+        }
+        return implementation.isAsync();
     }
 
     @Override

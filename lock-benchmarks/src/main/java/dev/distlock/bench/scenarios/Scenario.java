@@ -10,7 +10,7 @@ import dev.distlock.bench.harness.BenchContext;
 /** One benchmark scenario, run for every implementation in turn against the same server. */
 public interface Scenario {
 
-    /** "1" to "8", as on the command line. */
+    /** "1" to "10", as on the command line. */
     String id();
 
     String title();
@@ -50,6 +50,7 @@ public interface Scenario {
     static List<Scenario> all() {
         return List.of(LockCycleScenario.uncontended(), LockCycleScenario.ownKeys(), LockCycleScenario.hotKey(),
                 new WatchdogScenario(), new WaitersScenario(), new TwoProcessScenario(),
-                AsyncCycleScenario.distinctKeys(), AsyncCycleScenario.hotKey());
+                AsyncCycleScenario.distinctKeys(), AsyncCycleScenario.hotKey(), new RenewalAtScaleScenario(),
+                new CapacityScenario());
     }
 }

@@ -24,9 +24,20 @@ class ScenarioCoverageTest {
     @Test
     void theAsyncScenariosRunTheNonBlockingOnesAndScenarioSevenTheRawFloorAsItsReference() {
         assertThat(AsyncCycleScenario.distinctKeys().covered(ALL)).containsExactly(Implementation.RAW,
-                Implementation.DISTLOCK_ASYNC, Implementation.REDISSON_ASYNC);
+                Implementation.RAW_ASYNC, Implementation.DISTLOCK_ASYNC, Implementation.REDISSON_ASYNC);
         assertThat(AsyncCycleScenario.hotKey().covered(ALL)).containsExactly(Implementation.DISTLOCK_ASYNC,
                 Implementation.REDISSON_ASYNC);
-        assertThat(Scenario.all()).extracting(Scenario::id).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
+        assertThat(Scenario.all()).extracting(Scenario::id)
+            .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10");
+    }
+
+    @Test
+    void renewalAtScaleComparesTheTwoBatchingWatchdogsAndCapacityRunsDistlockOnce() {
+        assertThat(new RenewalAtScaleScenario().covered(ALL)).containsExactly(Implementation.DISTLOCK,
+                Implementation.REDISSON);
+        assertThat(new CapacityScenario().covered(ALL)).containsExactly(Implementation.DISTLOCK);
+        assertThat(new CapacityScenario().covered(List.of(Implementation.DISTLOCK_ASYNC)))
+            .containsExactly(Implementation.DISTLOCK_ASYNC);
+        assertThat(new CapacityScenario().covered(List.of(Implementation.REDISSON))).isEmpty();
     }
 }

@@ -1,0 +1,125 @@
+package dev.distlock.bench.report;
+
+import java.util.Locale;
+import java.util.Map;
+
+import dev.distlock.bench.clients.Implementation;
+import dev.distlock.bench.harness.Measurement;
+import dev.distlock.bench.harness.Summary;
+import dev.distlock.bench.scenarios.RenewalAtScaleScenario;
+import dev.distlock.bench.scenarios.ScenarioReport;
+
+/**
+ * The targets of issue 30 (Redis CPU per cycle near the raw floor, on a jemalloc build), assessed from the same run:
+ * each verdict is read from the medians, and says when the iterations' ranges reach across the threshold.
+ */
+final class CpuTargets {
+
+    private final Map<String, ScenarioReport> reports;
+
+    private final StringBuilder out = new StringBuilder();
+
+    CpuTargets(Map<String, ScenarioReport> reports) {
+        this.reports = reports;
+    }
+
+    String render() {
+        cpu("7", Implementation.DISTLOCK_ASYNC, Implementation.RAW_ASYNC,
+                "non-blocking, one thread, distinct keys: Redis CPU per cycle ≤ 1.15× the non-blocking raw floor's");
+        cpu("2", Implementation.DISTLOCK, Implementation.RAW,
+                "16 threads on their own keys: Redis CPU per cycle ≤ 1.15× the raw floor's");
+        throughput("7", Implementation.DISTLOCK_ASYNC, Implementation.RAW_ASYNC, 0.9,
+                "non-blocking, one thread: cycles/s ≥ 0.9× the non-blocking raw floor (same in-flight count)");
+        throughput("7", Implementation.DISTLOCK_ASYNC, Implementation.RAW, 2.0,
+                "non-blocking, one thread: cycles/s ≥ 2× the 16-thread blocking raw floor");
+        throughput("1", Implementation.DISTLOCK, Implementation.RAW, 0.95, "blocking, one thread: ≥ 0.95× the floor");
+        throughput("2", Implementation.DISTLOCK, Implementation.RAW, 1.0,
+                "blocking, 16 threads on their own keys: ≥ 1.0× the floor");
+        throughput("3", Implementation.DISTLOCK, Implementation.RAW, 2.0, "blocking, hot key: ≥ 2× the floor");
+        p99("3", "blocking, hot key: p99 cycle below RedisLockRegistry's");
+        renewal();
+        return this.out.toString();
+    }
+
+    private Measurement measurement(String scenario, Implementation implementation) {
+        ScenarioReport report = this.reports.get(scenario);
+        return (report == null) ? null : report.measurements().get(implementation);
+    }
+
+    private void cpu(String scenario, Implementation subject, Implementation floor, String label) {
+        Measurement d = measurement(scenario, subject);
+        Measurement f = measurement(scenario, floor);
+        if (d == null || f == null) {
+            line(label, "not run");
+            return;
+        }
+        Summary dr = d.redisCpuMicrosPerCycleByIteration();
+        Summary fr = f.redisCpuMicrosPerCycleByIteration();
+        double ratio = d.redisCpuMicrosPerCycle() / f.redisCpuMicrosPerCycle();
+        double low = dr.min() / fr.max();
+        double high = dr.max() / fr.min();
+        line(label, verdict(ratio <= 1.15, low <= 1.15 && high > 1.15) + String.format(Locale.ROOT,
+                ": %s vs %s µs = %s (iterations %s–%s)", Fmt.decimal(d.redisCpuMicrosPerCycle()),
+                Fmt.decimal(f.redisCpuMicrosPerCycle()), Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+    }
+
+    private void throughput(String scenario, Implementation subject, Implementation other, double target,
+            String label) {
+        Measurement d = measurement(scenario, subject);
+        Measurement o = measurement(scenario, other);
+        if (d == null || o == null) {
+            line(label, "not run");
+            return;
+        }
+        Summary ds = d.cyclesPerSecond();
+        Summary os = o.cyclesPerSecond();
+        double ratio = ds.median() / os.median();
+        double low = ds.min() / os.max();
+        double high = ds.max() / os.min();
+        line(label, verdict(ratio >= target, low < target && high >= target) + String.format(Locale.ROOT,
+                ": %s vs %s cycles/s = %s (iterations %s–%s)", Fmt.count(ds.median()), Fmt.count(os.median()),
+                Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+    }
+
+    private void p99(String scenario, String label) {
+        Measurement d = measurement(scenario, Implementation.DISTLOCK);
+        Measurement o = measurement(scenario, Implementation.SPRING_INTEGRATION);
+        if (d == null || o == null) {
+            line(label, "not run");
+            return;
+        }
+        Summary ds = d.cycleLatencyMicros(99);
+        Summary os = o.cycleLatencyMicros(99);
+        line(label, verdict(ds.median() < os.median(), ds.max() >= os.min() && ds.min() < os.max()) + ": "
+                + Fmt.microsRange(ds) + " vs " + Fmt.microsRange(os));
+    }
+
+    private void renewal() {
+        String label = "renewal at 10,000 held locks: Redis CPU ≤ Redisson's";
+        ScenarioReport report = this.reports.get("9");
+        if (report == null || !(report.scenario() instanceof RenewalAtScaleScenario scale)) {
+            line(label, "not run");
+            return;
+        }
+        Summary d = scale.netMicrosPerRenewal(Implementation.DISTLOCK);
+        Summary r = scale.netMicrosPerRenewal(Implementation.REDISSON);
+        if (d == null || r == null || d.isEmpty() || r.isEmpty()) {
+            line(label, "not run");
+            return;
+        }
+        boolean alive = scale.keptAll(Implementation.DISTLOCK);
+        line(label, verdict(d.median() <= r.median() && alive, d.max() > r.min() && d.min() <= r.max())
+                + String.format(Locale.ROOT, ": %s vs %s µs per renewed lock, net of idle = %s (slices %s–%s vs %s–%s)%s",
+                        Fmt.decimal(d.median()), Fmt.decimal(r.median()), Fmt.ratio(d.median() / r.median()),
+                        Fmt.decimal(d.min()), Fmt.decimal(d.max()), Fmt.decimal(r.min()), Fmt.decimal(r.max()),
+                        alive ? "" : "; distlock lost locks"));
+    }
+
+    private static String verdict(boolean met, boolean unclear) {
+        return (met ? "**met**" : "**missed**") + (unclear ? " (iteration ranges straddle the target)" : "");
+    }
+
+    private void line(String label, String text) {
+        this.out.append("- ").append(label).append(" — ").append(text).append('\n');
+    }
+}

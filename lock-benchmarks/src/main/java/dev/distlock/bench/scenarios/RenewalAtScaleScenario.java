@@ -1,0 +1,297 @@
+package dev.distlock.bench.scenarios;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import dev.distlock.bench.RunConfig;
+import dev.distlock.bench.clients.ClientSettings;
+import dev.distlock.bench.clients.Implementation;
+import dev.distlock.bench.clients.LockClient;
+import dev.distlock.bench.harness.BenchContext;
+import dev.distlock.bench.harness.Summary;
+import dev.distlock.bench.harness.WorkerPool;
+import dev.distlock.bench.redis.RedisProbe;
+import dev.distlock.bench.redis.ServerUsage;
+import dev.distlock.bench.report.BarChart;
+import dev.distlock.bench.report.Fmt;
+import dev.distlock.bench.report.Table;
+
+/**
+ * Scenario 9: 10,000 locks held by one client while its watchdog renews them, distlock beside Redisson, one after
+ * the other: Redis CPU per renewed lock and per held lock per second, over measured slices of whole renewal periods,
+ * net of the server's idle CPU measured with the same client open and no lock held.
+ */
+public final class RenewalAtScaleScenario implements Scenario {
+
+    static final int LOCKS = 10_000;
+
+    /**
+     * The same for both: renewal every third of it, 5,000 renewals a second. Both send a period's 100 batches one
+     * after another, so a period's renewals must finish within the lease less a period even on a loaded machine.
+     */
+    static final Duration LEASE = Duration.ofSeconds(6);
+
+    private static final Duration IDLE_WINDOW = Duration.ofSeconds(4);
+
+    private static final Duration BOUND = Duration.ofMinutes(3);
+
+    private final Map<Implementation, Result> results = new LinkedHashMap<>();
+
+    @Override
+    public String id() {
+        return "9";
+    }
+
+    @Override
+    public String title() {
+        return "10,000 locks held: Redis CPU of watchdog renewal, distlock beside Redisson";
+    }
+
+    @Override
+    public String description() {
+        return """
+                One thread of one client acquires %,d keys and holds them while the client's watchdog renews them. \
+                The lease is %d s for both, so that renewal is frequent enough (%,d lock renewals a second) for \
+                Redis's own idle work to stay small beside it, yet leaves time for a period's 100 renewal calls, \
+                which both send one after another: distlock `watchdogLease` and Redisson \
+                `lockWatchdogTimeout`, each renewing every third of it (distlock's default `renewalInterval`, \
+                Redisson's fixed lease/3) in batches of 100 locks per script call (distlock's batch, Redisson's \
+                default `lockWatchdogBatchSize`), so both do the same work: every lock renewed once a period. \
+                Before acquiring, a %d s window with the client open and nothing held measures Redis's idle CPU; \
+                after one renewal period and 0.5 s, measured slices of whole renewal periods (as many as the run's \
+                iterations) each note Redis CPU (INFO cpu) and the renewals Redis ran (the `PEXPIRE` calls inside \
+                the renewal scripts, one per renewed lock, from INFO commandstats). *µs per renewed lock* is the \
+                slice's CPU less the idle rate, over its renewals; *µs/s per held lock* is that CPU per second per \
+                lock held. Spring Integration renews each lock on its own (scenario 4) and is left out; the raw \
+                floor has no watchdog. The implementations run one after the other, never together.""".formatted(
+                LOCKS, LEASE.toSeconds(), LOCKS / interval().toSeconds(), IDLE_WINDOW.toSeconds());
+    }
+
+    @Override
+    public boolean covers(Implementation implementation) {
+        return implementation == Implementation.DISTLOCK || implementation == Implementation.REDISSON;
+    }
+
+    @Override
+    public Duration estimate(RunConfig config, List<Implementation> implementations) {
+        Duration each = IDLE_WINDOW.plus(slice(config).multipliedBy(config.iterations()))
+            .plus(interval())
+            .plusSeconds(12);
+        return each.multipliedBy(implementations.size());
+    }
+
+    /** A measured slice: two whole renewal periods. */
+    private static Duration slice(RunConfig config) {
+        return interval().multipliedBy(2);
+    }
+
+    private static Duration interval() {
+        return LEASE.dividedBy(3);
+    }
+
+    /**
+     * Redis CPU µs per renewed lock, net of idle, over the measured slices of the last run (null where that
+     * implementation did not run): the figure the renewal target compares.
+     */
+    public Summary netMicrosPerRenewal(Implementation implementation) {
+        Result result = this.results.get(implementation);
+        return (result == null) ? null : result.netMicrosPerRenewal();
+    }
+
+    /** Whether every lock was still alive at the end of the last run's slices for {@code implementation}. */
+    public boolean keptAll(Implementation implementation) {
+        Result result = this.results.get(implementation);
+        return result != null && result.keysAtEnd() >= LOCKS;
+    }
+
+    @Override
+    public ScenarioReport run(List<Implementation> implementations, BenchContext context) throws Exception {
+        StringBuilder notes = new StringBuilder();
+        for (Implementation implementation : implementations) {
+            context.flush();
+            context.progress("Scenario 9, %s: holding %,d locks", implementation.label(), LOCKS);
+            ClientSettings settings = new ClientSettings(context.port(), LEASE, context.config().maxWait());
+            try (LockClient client = implementation.open(settings);
+                    WorkerPool holder = new WorkerPool(1, "bench-s9")) {
+                Result result = hold(client, holder, context);
+                this.results.put(implementation, result);
+                context.progress("  %-20s %.2f µs per renewed lock (net of idle), %d/%d keys alive, %d left after "
+                        + "release", implementation.label(), result.netMicrosPerRenewal().median(), result.keysAtEnd,
+                        LOCKS, result.keysAfterRelease);
+                notes.append(Notes.diagnostics(implementation, client));
+            }
+        }
+        return new ScenarioReport(this, render() + "\n" + notes, Map.of(), Map.of(), chart());
+    }
+
+    private Result hold(LockClient client, WorkerPool holder, BenchContext context) throws Exception {
+        RedisProbe probe = context.probe();
+        RedisProbe.Window idle = probe.start();
+        long idleStart = System.nanoTime();
+        Thread.sleep(IDLE_WINDOW.toMillis());
+        double idleMicrosPerSecond = idle.finish().cpuMicros() * 1e9 / (System.nanoTime() - idleStart);
+
+        List<LockClient.Held> held = holder.runOnAll(index -> acquireAll(client), BOUND).get(0);
+        List<Slice> slices = new ArrayList<>();
+        long keysAtEnd;
+        try {
+            Thread.sleep(interval().plusMillis(500).toMillis());
+            for (int i = 0; i < context.config().iterations(); i++) {
+                RedisProbe.Window window = probe.start();
+                long start = System.nanoTime();
+                Thread.sleep(slice(context.config()).toMillis());
+                ServerUsage usage = window.finish();
+                slices.add(new Slice(usage, System.nanoTime() - start));
+            }
+            keysAtEnd = probe.keyCount();
+        }
+        finally {
+            holder.runOnAll(index -> releaseAll(held), BOUND);
+        }
+        Thread.sleep(1_000);
+        return new Result(idleMicrosPerSecond, List.copyOf(slices), keysAtEnd, probe.keyCount());
+    }
+
+    private static List<LockClient.Held> acquireAll(LockClient client) throws Exception {
+        List<LockClient.Held> held = new ArrayList<>(LOCKS);
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        for (int i = 0; i < LOCKS && System.nanoTime() - deadline < 0; i++) {
+            held.add(client.acquire("s9:lock:" + i));
+        }
+        return held;
+    }
+
+    private static Void releaseAll(List<LockClient.Held> held) {
+        for (LockClient.Held lock : held) {
+            try {
+                lock.release();
+            }
+            catch (Exception ex) {
+                // expires with its lease; the server is flushed before the next implementation
+            }
+        }
+        return null;
+    }
+
+    /** One measured slice: what Redis did and how long it lasted. */
+    record Slice(ServerUsage server, long nanos) {
+
+        /** Locks renewed in the slice: the PEXPIRE (or PEXPIREAT) calls the renewal scripts made. */
+        long renewals() {
+            return this.server.calls()
+                .entrySet()
+                .stream()
+                .filter(entry -> entry.getKey().startsWith("pexpire"))
+                .mapToLong(Map.Entry::getValue)
+                .sum();
+        }
+
+        double seconds() {
+            return this.nanos / 1e9;
+        }
+    }
+
+    /**
+     * What holding {@value #LOCKS} locks cost one implementation.
+     *
+     * @param idleMicrosPerSecond Redis CPU per second with the client open and nothing held
+     * @param keysAtEnd keys in Redis after the last slice (all locks alive if renewal kept up)
+     * @param keysAfterRelease keys left one second after every lock was released
+     */
+    record Result(double idleMicrosPerSecond, List<Slice> slices, long keysAtEnd, long keysAfterRelease) {
+
+        private double netMicros(Slice slice) {
+            return Math.max(0, slice.server().cpuMicros() - this.idleMicrosPerSecond * slice.seconds());
+        }
+
+        /** Redis CPU per renewed lock, less the idle rate, slice by slice. */
+        Summary netMicrosPerRenewal() {
+            return Summary.of(this.slices.stream()
+                .mapToDouble(slice -> (slice.renewals() == 0) ? Double.NaN : netMicros(slice) / slice.renewals())
+                .toArray());
+        }
+
+        /** The same without taking the idle rate off. */
+        Summary grossMicrosPerRenewal() {
+            return Summary.of(this.slices.stream()
+                .mapToDouble(slice -> (slice.renewals() == 0) ? Double.NaN
+                        : (double) slice.server().cpuMicros() / slice.renewals())
+                .toArray());
+        }
+
+        /** Redis CPU per second per held lock, less the idle rate: what holding a lock costs Redis. */
+        Summary netMicrosPerSecondPerLock() {
+            return Summary.of(this.slices.stream()
+                .mapToDouble(slice -> netMicros(slice) / slice.seconds() / LOCKS)
+                .toArray());
+        }
+
+        /** Renewals per held lock per second (0.5 when every lock is renewed once a period of 2 s). */
+        Summary renewalsPerLockPerSecond() {
+            return Summary.of(this.slices.stream()
+                .mapToDouble(slice -> slice.renewals() / slice.seconds() / LOCKS)
+                .toArray());
+        }
+
+        /** Script requests per 100 held locks per renewal period. */
+        Summary requestsPerHundredPerPeriod() {
+            double periods = interval().toNanos();
+            return Summary.of(this.slices.stream()
+                .mapToDouble(slice -> slice.server().scriptRequests() / (slice.nanos() / periods) / (LOCKS / 100.0))
+                .toArray());
+        }
+
+        /** Commands per renewed lock, including those inside scripts. */
+        double commandsPerRenewal() {
+            long calls = this.slices.stream().mapToLong(slice -> slice.server().totalCalls()).sum();
+            long renewals = this.slices.stream().mapToLong(Slice::renewals).sum();
+            return (renewals == 0) ? Double.NaN : (double) calls / renewals;
+        }
+    }
+
+    private String render() {
+        Result distlock = this.results.get(Implementation.DISTLOCK);
+        Table table = new Table("implementation", "keys alive at end", "renewals per lock per second (" + Fmt.decimal(1e9 / interval().toNanos()) + " expected)",
+                "renewal requests per 100 locks per period", "cmds per renewal (incl. in scripts)",
+                "idle Redis CPU", "Redis CPU µs per renewed lock, net (min–max)", "same, gross",
+                "Redis CPU µs/s per held lock, net (min–max)", "distlock ÷ this: Redis CPU per renewed lock",
+                "keys left 1 s after release");
+        this.results.forEach((implementation, r) -> {
+            String ratio = (distlock == null) ? Fmt.NONE
+                    : Fmt.ratio(distlock.netMicrosPerRenewal().median() / r.netMicrosPerRenewal().median());
+            table.row(implementation.label(), r.keysAtEnd() + "/" + LOCKS,
+                    Fmt.decimal(r.renewalsPerLockPerSecond().median()),
+                    Fmt.decimal(r.requestsPerHundredPerPeriod().median()), Fmt.decimal(r.commandsPerRenewal()),
+                    String.format(Locale.ROOT, "%.1f ms/s", r.idleMicrosPerSecond() / 1000), range(r.netMicrosPerRenewal()),
+                    Fmt.decimal(r.grossMicrosPerRenewal().median()), range(r.netMicrosPerSecondPerLock()), ratio,
+                    Long.toString(r.keysAfterRelease()));
+        });
+        return table.render();
+    }
+
+    private static String range(Summary summary) {
+        return summary.isEmpty() ? Fmt.NONE
+                : Fmt.decimal(summary.median()) + " (" + Fmt.decimal(summary.min()) + "–" + Fmt.decimal(summary.max())
+                        + ")";
+    }
+
+    private List<BarChart.Panel> chart() {
+        if (this.results.isEmpty()) {
+            return List.of();
+        }
+        List<BarChart.Bar> perRenewal = new ArrayList<>();
+        List<BarChart.Bar> perLock = new ArrayList<>();
+        this.results.forEach((implementation, r) -> {
+            perRenewal.add(ScenarioReport.bar(implementation.label(), r.netMicrosPerRenewal()));
+            perLock.add(ScenarioReport.bar(implementation.label(), r.netMicrosPerSecondPerLock()));
+        });
+        return List.of(new BarChart.Panel("Redis CPU µs per renewed lock", "net of idle; whisker: min–max of the "
+                + "slices; lower is better", perRenewal),
+                new BarChart.Panel("Redis CPU µs/s per held lock", String.format(Locale.ROOT, "net of idle, %,d locks "
+                        + "held; lower is better", LOCKS), perLock));
+    }
+}
