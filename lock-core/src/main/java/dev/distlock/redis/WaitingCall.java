@@ -40,7 +40,7 @@ final class WaitingCall {
     /** The longest a waiter behind others sleeps without looking: bounds the cost of a missed wake-up. */
     private static final long TURN_CHECK_NANOS = 100_000_000;
 
-    /** How often a blocking caller looks at a hand-off under way (its outcome wakes a non-blocking one). */
+    /** How often a blocking caller looks at a hand-off under way (a non-blocking one waits for the outcome's wake-up). */
     private static final long CLAIM_CHECK_NANOS = 100_000;
 
     private final LockRequest request;
@@ -102,8 +102,8 @@ final class WaitingCall {
             int wakes = 0;
             if (current != null) {
                 wakes = current.wakes.get();
-                if (current.claimed()) { // its outcome decides who holds the lock
-                    this.pauseNanos = CLAIM_CHECK_NANOS;
+                if (current.claimed()) { // its outcome decides who holds the lock, and wakes the call
+                    this.pauseNanos = (this.onWake == null) ? CLAIM_CHECK_NANOS : TURN_CHECK_NANOS;
                     return Step.CLAIMED;
                 }
                 this.handed = current.takeHandedOff();

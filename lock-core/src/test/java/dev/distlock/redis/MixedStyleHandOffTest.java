@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -109,6 +111,41 @@ class MixedStyleHandOffTest {
         assertThat(blockingToAsync).as("hand-offs from blocking to non-blocking callers").isGreaterThanOrEqualTo(10);
         assertThat(asyncToBlocking).as("hand-offs from non-blocking to blocking callers").isGreaterThanOrEqualTo(10);
         assertThat(this.redis.call("HGET", "distlock:{hot}:lock", "owner")).as("the lock is free at the end").isNull();
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aWithdrawnNonBlockingWaiterLeavesTheSharedQueueAndTheLockGoesToTheNext() throws Exception {
+        RedisLockService locks = this.clients.service();
+        LockOptions options = LockOptions.defaults().withWaitTime(Duration.ofSeconds(30));
+        LockHandle holder = locks.acquire("queued");
+        // the lock is held by this service: both queue behind its holder before the calls return
+        CompletableFuture<LockHandle> withdrawn = locks.async().acquire("queued", options);
+        CompletableFuture<LockHandle> next = locks.async().acquire("queued", options);
+        withdrawn.cancel(false);
+        holder.release();
+        LockHandle handed = next.get(20, TimeUnit.SECONDS);
+        assertThat(((RedisLockHandle) handed).handedOff).as("handed to the non-blocking waiter").isTrue();
+        assertThat(handed.fencingToken()).isGreaterThan(holder.fencingToken());
+        CompletableFuture<LockHandle> blocking = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                blocking.complete(locks.acquire("queued", options));
+            }
+            catch (RuntimeException ex) {
+                blocking.completeExceptionally(ex);
+            }
+        });
+        waiter.start();
+        Await.until(Duration.ofSeconds(10), () -> waiter.getState() == Thread.State.TIMED_WAITING, "the thread waits");
+        handed.release();
+        LockHandle last = blocking.get(20, TimeUnit.SECONDS);
+        assertThat(((RedisLockHandle) last).handedOff).as("handed to the blocking waiter").isTrue();
+        assertThat(last.fencingToken()).isGreaterThan(handed.fencingToken());
+        CompletableFuture<LockHandle> pending = locks.async().acquire("queued", options);
+        locks.close();
+        assertThatThrownBy(() -> pending.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(withdrawn).isCancelled();
     }
 
     private static CompletableFuture<Void> asyncCycles(RedisLockService locks, LockOptions options, int left,
