@@ -7,10 +7,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
-import dev.distlock.KeyText;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
-import dev.distlock.LockService;
 import dev.distlock.RestartGraceException;
 import dev.distlock.redis.lease.Hold;
 
@@ -85,7 +83,6 @@ final class Acquisition extends LockRequest {
     private @Nullable RedisLockHandle waitFor(long startNanos, long waitNanos) {
         WaitingCall call = new WaitingCall(this, this.queue, startNanos, waitNanos, null);
         boolean acquired = false;
-        RedisLockHandle late = null;
         try {
             WaitingCall.Step step = call.next();
             while (true) {
@@ -123,7 +120,7 @@ final class Acquisition extends LockRequest {
             }
         }
         finally {
-            late = call.end(acquired);
+            RedisLockHandle late = call.end(acquired);
             if (late != null) {
                 releaseUnused(late);
             }
