@@ -1,15 +1,16 @@
 package dev.distlock.redis;
 
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
-import dev.distlock.KeyText;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
-import dev.distlock.LockService;
 import dev.distlock.RestartGraceException;
 import dev.distlock.redis.lease.Hold;
-import dev.distlock.redis.wakeup.Waiter;
 
 /**
  * One call's attempts at one lock: re-entering the owner's hold, or taking a new one, and waiting between attempts
@@ -17,6 +18,8 @@ import dev.distlock.redis.wakeup.Waiter;
  * is reported lost (its unreleased handles learn it) and the call takes the lock anew, with a new fencing token.
  */
 final class Acquisition extends LockRequest {
+
+    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
 
     /** The service's queue for this exclusive lock, while this call waits with it. */
     private @Nullable LocalQueue queue;
@@ -73,94 +76,70 @@ final class Acquisition extends LockRequest {
     }
 
     /**
-     * Waits for a release: woken by the release message (or a local release), and by the holder's lease running out,
-     * which publishes nothing. Without a subscription ({@link WaitStrategy#POLLING}, or while subscribing fails) it
-     * polls with capped exponential backoff and jitter.
+     * Waits for a release: woken by the release message (or a local release), by a hand-off, and by the holder's lease
+     * running out, which publishes nothing. Without a subscription ({@link WaitStrategy#POLLING}, or while subscribing
+     * fails) it polls with capped exponential backoff and jitter. The thread drives the call's {@link WaitingCall}.
      */
     private @Nullable RedisLockHandle waitFor(long startNanos, long waitNanos) {
-        QueuedWait queued = (this.queue != null) ? new QueuedWait(this.queue, this::turn) : null;
-        Waiter waiter = null;
+        WaitingCall call = new WaitingCall(this, this.queue, startNanos, waitNanos, null);
         boolean acquired = false;
         try {
-            WaitPause pauses = new WaitPause();
+            WaitingCall.Step step = call.next();
             while (true) {
-                if (this.engine.isClosed()) {
-                    throw new IllegalStateException(
-                            "This LockService was closed while waiting for lock " + KeyText.quote(this.key));
-                }
-                long remaining = waitNanos - (System.nanoTime() - startNanos);
-                int wakes = (queued != null) ? queued.wakes() : 0;
-                RedisLockHandle handed = (queued != null) ? queued.handedOff(remaining) : null;
-                if (handed != null) {
-                    acquired = true;
-                    return handed;
-                }
-                if (queued != null && !queued.first()) {
-                    waiter = queued.stepBack(waiter);
-                    if (remaining <= 0) {
+                switch (step) {
+                    case HANDED -> {
+                        acquired = true;
+                        return call.handedOff();
+                    }
+                    case TIMED_OUT -> {
                         return null;
                     }
-                    if (!queued.awaitTurn(remaining)) {
-                        throw interrupted();
+                    case ATTEMPT -> {
+                        RedisLockHandle handle = call.attempt(this::attempt);
+                        if (handle != null) {
+                            acquired = true;
+                            return handle;
+                        }
+                        step = call.refused();
+                        continue;
                     }
-                    continue;
-                }
-                if (waiter == null) {
-                    waiter = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key),
-                            this.type.wakeUp(), freshHold().ownerToken());
-                    if (queued != null) {
-                        queued.competing(waiter);
+                    case CLAIMED -> LockSupport.parkNanos(this, call.pauseNanos());
+                    case BEHIND -> {
+                        LockSupport.parkNanos(this, call.pauseNanos());
+                        if (Thread.interrupted()) {
+                            throw interrupted();
+                        }
                     }
-                }
-                // before the attempt: a waiter that subscribes again now misses no release after the attempt
-                boolean subscribed = waiter.subscribed();
-                waiter.arm();
-                if (queued != null && queued.wakes() != wakes) {
-                    continue; // handed the lock, or given back, before the arm: that wake-up is not lost
-                }
-                long holdBack = (queued != null) ? queued.holdBackNanos() : 0;
-                if (holdBack <= 0) {
-                    RedisLockHandle handle = (queued != null) ? queued.attempt(this::attempt) : attempt();
-                    if (handle != null) {
-                        acquired = true;
-                        return handle;
-                    }
-                    if (queued != null && queued.claimed()) {
-                        continue; // a hand-off came while the attempt ran
+                    case PAUSE -> {
+                        if (!call.releaseWaiter().await(call.pauseNanos())) {
+                            throw interrupted();
+                        }
                     }
                 }
-                remaining = waitNanos - (System.nanoTime() - startNanos);
-                if (remaining <= 0) {
-                    return null;
-                }
-                long pause = pauses.next(this.holderRemainingMillis, holdBack,
-                        this.type.keepsPlace() ? this.engine.placeRefreshNanos : 0, subscribed);
-                if (!waiter.await(Math.min(pause, remaining))) {
-                    throw interrupted();
-                }
+                step = call.next();
             }
         }
         finally {
-            if (queued != null && !acquired) {
-                queued.leave();
+            RedisLockHandle late = call.end(acquired);
+            if (late != null) {
+                releaseUnused(late);
             }
-            if (waiter != null) {
-                waiter.finish(acquired);
-            }
+        }
+    }
+
+    /** A lock handed over just as the call gave up: released at once, since nobody will use it. */
+    private static void releaseUnused(RedisLockHandle late) {
+        try {
+            late.release();
+        }
+        catch (RuntimeException ex) {
+            logger.debug("Could not pass on lock '" + late.key() + "', handed over as its waiter gave up", ex);
         }
     }
 
     private LockInterruptedException interrupted() {
         Thread.currentThread().interrupt();
         return new LockInterruptedException(this.key, new InterruptedException());
-    }
-
-    /** This call's place in the local queue, for a hold with its current owner token. */
-    private QueueTurn turn(boolean newToken) {
-        if (newToken) {
-            newOwnerToken();
-        }
-        return new QueueTurn(freshHold(), this.name, this.leaseMillis, this.leaseNanos, this.watchdog);
     }
 
     /** Asks Redis; null when refused (a re-entry: when the owner's hold is gone in Redis). */
@@ -176,8 +155,4 @@ final class Acquisition extends LockRequest {
         return grant.replied(reply);
     }
 
-    @Override
-    boolean joinsLocalQueue() {
-        return true;
-    }
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -12,68 +13,72 @@ import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.lease.Hold;
-import dev.distlock.redis.script.LockType.WakeUp;
-import dev.distlock.redis.wakeup.Waiter;
 
 /**
  * One non-blocking call's attempts at one lock, as {@link Acquisition} makes them but with no thread waiting: each
- * attempt is a script sent without blocking, and a refused call waiting for the lock is woken by a callback (the
- * release message, a local release) or by the service's timer when the holder's lease would end. At most one attempt
- * is in flight; a wake-up during an attempt makes the next one start as soon as it is refused.
+ * attempt is a script sent without blocking, and the call's {@link WaitingCall} (the same state machine a blocking
+ * call drives) is driven by callbacks: the release message, a local release, a hand-off, its turn in the local queue,
+ * or the service's timer when a pause ends. Callers of both styles share one local queue and one hand-off per lock.
  *
- * <p>Without an explicit owner every call is its own owner. A waiting call for an exclusive lock that other callers of
- * this service already wait for does not ask Redis at once: it queues behind them and is woken in turn, since its
- * request would reach Redis ahead of the one a release wakes and overtake them again and again. It does not take part
- * in the blocking callers' hand-offs ({@link LocalQueue}). Completing or cancelling the future from outside
- * withdraws the call: it stops waiting, gives up any place kept in Redis, and releases a grant that lands afterwards.
- * {@link LockEngine#close()} completes every call still pending.
+ * <p>Every step runs on the thread that woke the call, one thread at a time: a wake-up while another thread runs a
+ * step, or while an attempt is in flight, makes that thread look again when it is done (a work-in-progress count, so
+ * nothing blocks and no wake-up is lost). Without an explicit owner every call is its own owner. Completing or
+ * cancelling the future from outside withdraws the call: it stops waiting, leaves the local queue, gives up any place
+ * kept in Redis, and releases a grant or hand-off that lands afterwards. {@link LockEngine#close()} completes every
+ * call still pending.
  */
 final class AsyncAcquisition extends LockRequest {
 
     private final CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 
-    private final WaitPause pauses = new WaitPause();
+    /** Wake-ups not yet looked at; whoever raises it from 0 runs the steps, until an attempt is sent or it is 0. */
+    private final AtomicInteger workInProgress = new AtomicInteger();
 
     private long startNanos;
 
     private long waitNanos;
 
-    private @Nullable Waiter waiter; // guarded by this
+    // The fields below are used by the thread running the steps only (handed on through workInProgress).
 
-    /** Whether an attempt is in flight. */
-    private boolean attempting; // guarded by this
+    private @Nullable LocalQueue queue;
 
-    /** Whether a wake-up came while an attempt was in flight. */
-    private boolean wokenDuringAttempt; // guarded by this
+    /** The wait, from the first refusal or from the start when others of this service wait already. */
+    private @Nullable WaitingCall call;
 
-    private @Nullable ScheduledFuture<?> pause; // guarded by this
+    private @Nullable ScheduledFuture<?> pause;
 
-    private boolean over; // guarded by this
+    private boolean ended;
+
+    /** Set once the future is completed, by this class or from outside. */
+    private volatile boolean over;
+
+    private volatile boolean acquired;
 
     AsyncAcquisition(LockEngine engine, String key, LockOptions options, String name, boolean waiting) {
         super(engine, key, options, name, waiting, (options.owner() != null) ? options.owner() : new Object());
     }
 
     /**
-     * Starts the first attempt, or, when other callers of this service already wait for the exclusive lock, queues
-     * behind them to be woken in turn; the future completes with the handle, or null when the lock stayed held.
+     * Starts the first attempt, or, when other callers of this service already wait for the exclusive lock (or hold
+     * it), queues behind them; the future completes with the handle, or null when the lock stayed held.
      */
     CompletableFuture<@Nullable LockHandle> start(long startNanos, long waitNanos) {
         this.startNanos = startNanos;
         this.waitNanos = waitNanos;
+        this.workInProgress.set(1); // this thread runs the first step
         this.result.whenComplete((handle, failure) -> end(handle != null));
         this.engine.pendingAsync.add(this);
         if (this.engine.isClosed()) { // closed since the call was checked: close() may have missed this one
             serviceClosed();
+            drain(false);
             return this.result;
         }
-        boolean queued;
-        synchronized (this) {
-            queued = queuesBehindOthers() && !ownerHoldOpen();
-            this.attempting = !queued;
+        if (this.waiting && this.type.handsOff()) {
+            this.queue = this.engine.queues.enter(this.key);
         }
-        if (queued) {
-            waitInTurn();
+        if (this.queue != null && this.queue.busy() && !ownerHoldOpen()) {
+            this.call = new WaitingCall(this, this.queue, startNanos, waitNanos, this::wake);
+            drain(false);
         }
         else {
             attempt();
@@ -81,77 +86,68 @@ final class AsyncAcquisition extends LockRequest {
         return this.result;
     }
 
-    /** Whether this call, if refused, should wait for its turn rather than ask Redis again at once. */
-    private boolean queuesBehindOthers() {
-        return this.waiting && this.type.wakeUp() == WakeUp.ONE
-                && this.engine.subscriptions.othersQueued(this.type.releaseChannel(this.key));
-    }
-
-    /**
-     * Joins the queue of this service's waiters for the lock, to be woken when a release reaches it; the pause is
-     * only a fallback for a wake-up that never comes.
-     */
-    private void waitInTurn() {
-        synchronized (this) {
-            if (this.over) {
-                return;
-            }
-            Waiter joined = startWaiting();
-            joined.arm();
-            if (schedulePause(this.waitNanos - (System.nanoTime() - this.startNanos))) {
-                return;
-            }
-            this.attempting = true;
+    /** A wake-up: runs the next step now, or makes the thread running one look again. Never blocks. */
+    private void wake() {
+        if (this.workInProgress.getAndIncrement() == 0) {
+            drain(false);
         }
-        attempt(); // the service's timer is closed: the attempt finds the service closed
     }
 
-    private Waiter startWaiting() {
-        Waiter started = this.waiter;
-        if (started == null) {
-            started = this.engine.subscriptions.startWaiting(this.type.releaseChannel(this.key), this.type.wakeUp(),
-                    freshHold().ownerToken(), this::wakeUp, this.engine.subscriber());
-            this.waiter = started;
-        }
-        return started;
-    }
-
-    /** Starts an attempt unless one is in flight (then it starts again as soon as that one is refused). */
-    private void wakeUp() {
-        synchronized (this) {
-            if (this.over) {
+    /** Runs steps while wake-ups are pending; stops when an attempt is sent (its reply runs on). */
+    private void drain(boolean afterRefusal) {
+        int missed = this.workInProgress.get();
+        boolean refused = afterRefusal;
+        while (true) {
+            if (!step(refused)) {
                 return;
             }
-            if (this.attempting) {
-                this.wokenDuringAttempt = true;
+            refused = false;
+            missed = this.workInProgress.addAndGet(-missed);
+            if (missed == 0) {
                 return;
-            }
-            this.attempting = true;
-            if (this.pause != null) {
-                this.pause.cancel(false);
-                this.pause = null;
             }
         }
-        attempt();
     }
 
-    /** One try, begun with {@link #attempting} set: re-enters the owner's hold if it is open, else takes a new one. */
+    /** One step of the wait; false when an attempt was sent. */
+    private boolean step(boolean afterRefusal) {
+        if (this.pause != null) {
+            this.pause.cancel(false);
+            this.pause = null;
+        }
+        WaitingCall current = this.call;
+        if (this.over || current == null) {
+            finish();
+            return true;
+        }
+        WaitingCall.Step next;
+        try {
+            next = afterRefusal ? current.refused() : current.next();
+        }
+        catch (IllegalStateException closed) {
+            settle(null, closed);
+            return true;
+        }
+        switch (next) {
+            case HANDED -> settle(current.handedOff(), null);
+            case TIMED_OUT -> settle(null, graceRefusal());
+            case ATTEMPT -> {
+                if (!current.startAttempt()) {
+                    this.workInProgress.incrementAndGet(); // a hand-off is under way: look again
+                    return true;
+                }
+                attempt();
+                return false;
+            }
+            default -> schedulePause(current.pauseNanos());
+        }
+        return true;
+    }
+
+    /** One try: re-enters the owner's hold if it is open, else takes a new one. Wake-ups so far are looked at. */
     private void attempt() {
-        Waiter armed;
-        synchronized (this) {
-            if (this.over) {
-                return;
-            }
-            this.wokenDuringAttempt = false;
-            armed = this.waiter;
-        }
-        if (armed != null) {
-            armed.arm(); // before the attempt, so that a release after it is not missed
-        }
-        if (this.engine.isClosed()) {
-            serviceClosed();
-            return;
-        }
+        int seen = this.workInProgress.get();
+        this.workInProgress.addAndGet(1 - seen); // this attempt looks at Redis for them; later ones count on
         Hold current = reentryTarget();
         send((current != null) ? current : freshHold(), current != null);
     }
@@ -164,36 +160,58 @@ final class AsyncAcquisition extends LockRequest {
                     throw (failure instanceof DataAccessException ex) ? grant.failed(ex) : failure;
                 }
                 RedisLockHandle handle = grant.replied(reply);
+                if (handle == null && reentrant) {
+                    reentryRefused(hold);
+                    send(freshHold(), false);
+                    return;
+                }
+                attempted(handle);
                 if (handle != null) {
                     settle(handle, null);
                 }
-                else if (reentrant) {
-                    reentryRefused(hold);
-                    send(freshHold(), false);
-                }
-                else if (isOver()) {
+                else if (this.over) {
                     leaveAgain(); // withdrawn while this attempt ran: it may have taken a place in Redis again
                 }
+                else if (this.call == null) {
+                    refusedAtFirst();
+                    return;
+                }
                 else {
-                    refused();
+                    drain(this.workInProgress.get() == 1); // woken meanwhile: look again rather than pause
+                    return;
                 }
             }
             catch (Throwable ex) {
+                attempted(null);
                 settle(null, ex);
             }
+            drain(false);
         });
     }
 
-    private synchronized boolean isOver() {
-        return this.over;
+    private void attempted(@Nullable RedisLockHandle handle) {
+        if (this.call != null) {
+            this.call.attempted(handle);
+        }
+    }
+
+    /** The first attempt was refused: the call ends, or waits, as a blocking call does. */
+    private void refusedAtFirst() {
+        if (this.waiting) {
+            this.call = new WaitingCall(this, this.queue, this.startNanos, this.waitNanos, this::wake);
+        }
+        else {
+            settle(null, graceRefusal());
+        }
+        drain(false);
     }
 
     /**
-     * Gives up a place an attempt kept in Redis after the call ended: the clean-up of {@link #end} may have run
+     * Gives up a place an attempt kept in Redis after the call ended: the clean-up of {@link #finish} may have run
      * before the attempt reached Redis and added the place again.
      */
     private void leaveAgain() {
-        if (this.waiting && this.type.keepsPlace()) {
+        if (this.ended && this.waiting && this.type.keepsPlace()) {
             this.engine.cleanUp(this::leave);
         }
     }
@@ -204,56 +222,13 @@ final class AsyncAcquisition extends LockRequest {
                 + KeyText.quote(this.key)));
     }
 
-    /** The attempt was refused: give up at the end of the wait, else try again now or after a pause. */
-    private void refused() {
-        long remaining = this.waitNanos - (System.nanoTime() - this.startNanos);
-        if (!this.waiting || remaining <= 0) {
-            settle(null, graceRefusal());
-            return;
-        }
-        boolean again;
-        synchronized (this) {
-            if (this.over) {
-                return;
-            }
-            again = this.wokenDuringAttempt;
-            if (this.waiter == null) {
-                // the first refusal: listen for the release, then try once more, as a blocking call does, unless
-                // others of this service wait already: then wait in turn behind them
-                boolean behindOthers = queuesBehindOthers();
-                Waiter joined = startWaiting();
-                if (behindOthers) {
-                    joined.arm();
-                }
-                again = !behindOthers;
-            }
-            if (!again) {
-                this.attempting = false;
-                again = !schedulePause(remaining);
-                this.attempting = again;
-            }
-        }
-        if (again) {
-            attempt();
-        }
-    }
-
-    /**
-     * Sleeps until woken, or until the next pause ends (the holder's lease, a place to refresh, a poll).
-     *
-     * @return false when the service's timer is closed, so that the next attempt finds the service closed
-     */
-    private boolean schedulePause(long remaining) { // guarded by this
-        Waiter current = this.waiter;
-        long pauseNanos = this.pauses.next(this.holderRemainingMillis, 0,
-                this.type.keepsPlace() ? this.engine.placeRefreshNanos : 0, current != null && current.isSubscribed());
+    /** Wakes the call when the pause ends; a closed timer means a closed service, which the next step finds. */
+    private void schedulePause(long pauseNanos) {
         try {
-            this.pause = this.engine.asyncTimer().schedule(this::wakeUp, Math.max(0, Math.min(pauseNanos, remaining)),
-                    TimeUnit.NANOSECONDS);
-            return true;
+            this.pause = this.engine.asyncTimer().schedule(this::wake, Math.max(0, pauseNanos), TimeUnit.NANOSECONDS);
         }
-        catch (RejectedExecutionException ex) { // closed meanwhile
-            return false;
+        catch (RejectedExecutionException ex) {
+            this.workInProgress.incrementAndGet();
         }
     }
 
@@ -267,29 +242,33 @@ final class AsyncAcquisition extends LockRequest {
         }
     }
 
-    /** The call is over, completed by this class or from outside: stop waiting and give up any place kept. */
-    private void end(boolean acquired) {
-        Waiter ended;
+    /** The call is over, completed by this class or from outside: the next step ends its wait. */
+    private void end(boolean granted) {
+        this.acquired = granted;
+        this.over = true;
         this.engine.pendingAsync.remove(this);
-        synchronized (this) {
-            this.over = true;
-            if (this.pause != null) {
-                this.pause.cancel(false);
-                this.pause = null;
-            }
-            ended = this.waiter;
-            this.waiter = null;
-        }
-        if (ended != null) {
-            ended.finish(acquired);
-        }
-        if (!acquired && this.waiting && this.type.keepsPlace()) {
-            this.engine.cleanUp(this::leave); // a Redis call: not on the thread that completed the future
-        }
+        wake();
     }
 
-    @Override
-    boolean joinsLocalQueue() {
-        return false;
+    /**
+     * Ends the wait once: stops listening, leaves the local queue, gives up any place kept in Redis. A hand-off under
+     * way at the end wakes the call again when decided, and the lock it hands over is released.
+     */
+    private void finish() {
+        WaitingCall current = this.call;
+        RedisLockHandle late = (current != null) ? current.end(this.acquired) : null;
+        if (late != null) {
+            late.releaseAsync();
+        }
+        if (this.ended || !this.over) {
+            return;
+        }
+        this.ended = true;
+        if (!this.acquired && this.waiting && this.type.keepsPlace()) {
+            this.engine.cleanUp(this::leave); // a Redis call: not on the thread that completed the future
+        }
+        if (this.queue != null) {
+            this.engine.queues.exit(this.queue);
+        }
     }
 }

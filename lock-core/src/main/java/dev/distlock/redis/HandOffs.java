@@ -83,7 +83,7 @@ final class HandOffs {
             return LockScripts.FREED;
         }
         RedisLockHandle granted = new RedisLockHandle(releases, next.hold, holdId, next.name, reply, sentNanos,
-                next.watchdog, next.leaseNanos);
+                next.watchdog, next.leaseNanos, true);
         next.hold.granted(granted, sentNanos, next.leaseNanos);
         next.hold.open();
         this.holds.add(next.hold);
@@ -91,7 +91,7 @@ final class HandOffs {
             this.watchdog.watch(next.hold);
         }
         queue.handedOff(next.hold, atBound);
-        next.handed(granted);
+        next.handed(granted); // the hand-off is granted: the waiter, blocking or not, is woken with the lock
         return LockScripts.FREED;
     }
 }

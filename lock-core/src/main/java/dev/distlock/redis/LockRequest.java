@@ -24,8 +24,9 @@ import dev.distlock.redis.script.ScriptCall;
 
 /**
  * What one call asks Redis for a lock and what each reply means, shared by the blocking {@link Acquisition} and the
- * non-blocking {@link AsyncAcquisition}, which differ only in how they wait: the owner's hold to re-enter, the new hold
- * a grant creates, one grant at a time ({@link Grant}), and the place a waiting call gives up.
+ * non-blocking {@link AsyncAcquisition}, which differ only in how they drive their {@link WaitingCall}: the owner's
+ * hold to re-enter, the new hold a grant creates, one grant at a time ({@link Grant}), and the place a waiting call
+ * gives up.
  */
 abstract class LockRequest {
 
@@ -237,12 +238,12 @@ abstract class LockRequest {
                 }
             }
             RedisLockHandle handle = new RedisLockHandle(engine.releases, this.hold, this.holdId, request.name, reply,
-                    this.sentNanos, request.watchdog, request.leaseNanos);
+                    this.sentNanos, request.watchdog, request.leaseNanos, false);
             this.hold.granted(handle, this.sentNanos, request.leaseNanos);
             if (!this.reentrant) {
                 this.hold.open();
                 engine.holds.add(this.hold);
-                if (request.type.handsOff() && request.joinsLocalQueue()) {
+                if (request.type.handsOff()) { // whichever style took it, a blocking release hands it off
                     engine.queues.held(this.hold);
                 }
             }
@@ -259,7 +260,4 @@ abstract class LockRequest {
             }
         }
     }
-
-    /** Whether a new hold of this call becomes the local holder its service's queue hands off from. */
-    abstract boolean joinsLocalQueue();
 }

@@ -9,8 +9,9 @@ import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.wakeup.Waiter;
 
 /**
- * One waiting call's place in a {@link LocalQueue}. States: idle (waiting), attempting (its own Redis attempt), claimed
- * (a releasing holder is handing the lock to it), handed (it holds the lock: {@link #handle}), gone (it gave up).
+ * One waiting call's place in a {@link LocalQueue}, whether its caller blocks a thread or holds a future. States: idle
+ * (waiting), attempting (its own Redis attempt), claimed (a releasing holder is handing the lock to it), handed (it
+ * holds the lock: {@link #handle}), gone (it took the handed lock, or gave up).
  */
 final class QueueTurn {
 
@@ -34,7 +35,11 @@ final class QueueTurn {
 
     final boolean watchdog;
 
-    final Thread thread = Thread.currentThread();
+    /** The blocking caller's thread; null for a non-blocking call, which {@link #onWake} tells instead. */
+    private final @Nullable Thread thread;
+
+    /** Runs the non-blocking call's next step on the waking thread (it must not block); null for a blocking call. */
+    private final @Nullable Runnable onWake;
 
     private final AtomicInteger state = new AtomicInteger(IDLE);
 
@@ -48,7 +53,10 @@ final class QueueTurn {
     /** A hand-off failed with its outcome unknown: the waiter takes a new owner token. */
     volatile boolean tokenSpoilt;
 
-    QueueTurn(Hold hold, String name, String leaseMillis, long leaseNanos, boolean watchdog) {
+    QueueTurn(Hold hold, String name, String leaseMillis, long leaseNanos, boolean watchdog,
+            @Nullable Runnable onWake) {
+        this.onWake = onWake;
+        this.thread = (onWake == null) ? Thread.currentThread() : null;
         this.hold = hold;
         this.name = name;
         this.leaseMillis = leaseMillis;
@@ -73,9 +81,9 @@ final class QueueTurn {
         return this.state.get() == CLAIMED;
     }
 
-    /** The handed-off lock, once. */
-    @Nullable RedisLockHandle handedOff() {
-        return (this.state.get() == HANDED) ? this.handle : null;
+    /** The handed-off lock, taken once: the turn is gone afterwards. */
+    @Nullable RedisLockHandle takeHandedOff() {
+        return this.state.compareAndSet(HANDED, GONE) ? this.handle : null;
     }
 
     void handed(RedisLockHandle granted) {
@@ -91,27 +99,46 @@ final class QueueTurn {
     }
 
     /**
-     * Gives up the turn; when a hand-off is under way, waits for its outcome.
+     * Gives up the turn; when a hand-off is under way, waits for its outcome (a blocking caller's thread only).
      *
      * @return the handed-off lock, when it came first
      */
     @Nullable RedisLockHandle giveUp() {
+        while (this.state.get() == CLAIMED) {
+            LockSupport.parkNanos(this, 100_000); // the hand-off's script call is under way
+        }
+        return giveUpNow();
+    }
+
+    /**
+     * Gives up the turn without waiting. While a hand-off is under way nothing changes (null): its outcome wakes the
+     * call, which gives up again then.
+     *
+     * @return the handed-off lock, once, when it came first
+     */
+    @Nullable RedisLockHandle giveUpNow() {
         while (true) {
             int now = this.state.get();
             if (now == HANDED) {
-                return this.handle;
+                RedisLockHandle late = takeHandedOff();
+                if (late != null) {
+                    return late;
+                }
             }
-            if (now == CLAIMED) {
-                LockSupport.parkNanos(this, 100_000); // the hand-off's script call is under way
-            }
-            else if (now == GONE || this.state.compareAndSet(now, GONE)) {
+            else if (now == CLAIMED || now == GONE || this.state.compareAndSet(now, GONE)) {
                 return null;
             }
         }
     }
 
+    /** Tells the call to look at its turn again: it became first, was handed the lock, or was given back. */
     void wake() {
         this.wakes.incrementAndGet();
+        Runnable callback = this.onWake;
+        if (callback != null) {
+            callback.run();
+            return;
+        }
         Waiter current = this.waiter;
         if (current != null) {
             current.wake();

@@ -21,6 +21,9 @@ final class RedisLockHandle extends AbstractLockHandle implements LeaseHolder {
 
     final long acquiredNanos;
 
+    /** Whether a releasing holder of this service handed the lock to this call ({@link HandOffs}). */
+    final boolean handedOff;
+
     private final boolean watchdog;
 
     private final long fixedDeadlineNanos;
@@ -32,8 +35,9 @@ final class RedisLockHandle extends AbstractLockHandle implements LeaseHolder {
     private final Releaser releaser;
 
     RedisLockHandle(Releaser releaser, Hold hold, String holdId, String name, long fencingToken, long acquiredNanos,
-            boolean watchdog, long leaseNanos) {
+            boolean watchdog, long leaseNanos, boolean handedOff) {
         this.releaser = releaser;
+        this.handedOff = handedOff;
         this.hold = hold;
         this.holdId = holdId;
         this.name = name;

@@ -23,9 +23,10 @@ import dev.distlock.redis.script.LockKeys;
  * A {@link LockService} on Redis, through a Spring Data Redis {@link StringRedisTemplate}.
  *
  * <p>A lock cycle costs two round trips: one script to acquire, one to release (which also publishes the release
- * when someone elsewhere waits). Threads of one service waiting for the same exclusive lock queue locally, only the
- * first asking Redis, and a releasing holder hands the lock straight to the next in one script call
- * ({@link RedisLockServiceBuilder#handOffLimit}), so a hot key costs one round trip per hand-off.
+ * when someone elsewhere waits). Callers of one service waiting for the same exclusive lock, blocking or through
+ * {@link #async()}, queue locally, only the first asking Redis, and a releasing holder hands the lock straight to the
+ * next in one script call ({@link RedisLockServiceBuilder#handOffLimit}), so a hot key costs one round trip per
+ * hand-off.
  * One daemon thread per service renews watchdog leases in batches, and another closes idle subscriptions, so that
  * pub/sub never delays renewal; waiting threads share one pub/sub connection, or poll ({@link WaitStrategy}).
  * A third, started on first need, undoes acquisitions whose outcome a failure left unknown. {@link #close()} stops

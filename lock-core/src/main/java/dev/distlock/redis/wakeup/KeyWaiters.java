@@ -64,11 +64,6 @@ final class KeyWaiters {
         return true;
     }
 
-    /** Whether a waiter is queued for the next wake-up. */
-    synchronized boolean hasQueued() {
-        return !this.queue.isEmpty();
-    }
-
     public synchronized void arm(Waiter waiter) {
         waiter.signalled = false;
         if (!waiter.queued) {

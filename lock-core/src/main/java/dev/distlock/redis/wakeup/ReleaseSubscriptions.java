@@ -116,15 +116,6 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
     }
 
     /**
-     * Whether waiters of this process are queued on the channel for the next wake-up: a newcomer that asked Redis
-     * at once would overtake them, since its request reaches Redis before the one a release wakes.
-     */
-    public boolean othersQueued(String channel) {
-        KeyWaiters waiters = this.waitersByChannel.get(channel);
-        return waiters != null && waiters.hasQueued();
-    }
-
-    /**
      * Wakes every local waiter, so that each checks the lock again: after the pub/sub connection came back from a
      * disconnect, during which release messages may have been lost.
      */

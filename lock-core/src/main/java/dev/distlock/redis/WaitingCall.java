@@ -1,0 +1,280 @@
+package dev.distlock.redis;
+
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.KeyText;
+import dev.distlock.redis.wakeup.Waiter;
+
+/**
+ * The state machine of one waiting acquisition, the same whether its caller blocks a thread ({@link Acquisition})
+ * or holds a future ({@link AsyncAcquisition}): both styles of one service queue in one {@link LocalQueue} per
+ * exclusive lock and are handed the lock by its holders alike ({@link HandOffs}).
+ *
+ * <p>Its states are its place in the local queue ({@link QueueTurn}: behind others, first, attempting, claimed by a
+ * hand-off, handed, gone) and its wait for a release (a {@link Waiter} armed before each attempt). A driver asks
+ * {@link #next()} what to do whenever the call starts waiting, is woken (a release, a hand-off, its turn) or a pause
+ * ends, runs attempts through {@link #startAttempt()} and {@link #attempted}, asks {@link #refused()} after a refused
+ * one, and ends with {@link #end}. Only how it sleeps differs: a blocking driver parks its thread, a non-blocking one
+ * schedules its pause on the service's timer and is called back by every wake-up.
+ */
+final class WaitingCall {
+
+    /** What the driver does next. */
+    enum Step {
+        /** The lock was handed to this call: {@link #handedOff()}. */
+        HANDED,
+        /** Asks Redis now, between {@link #startAttempt()} and {@link #attempted}. */
+        ATTEMPT,
+        /** A hand-off to this call is under way: waits {@link #pauseNanos()} for its outcome, whatever the deadline. */
+        CLAIMED,
+        /** Behind earlier callers of the service: waits to be woken, at most {@link #pauseNanos()}. */
+        BEHIND,
+        /** Waits for a release, at most {@link #pauseNanos()}. */
+        PAUSE,
+        /** The wait ended without the lock. */
+        TIMED_OUT
+    }
+
+    /** The longest a waiter behind others sleeps without looking: bounds the cost of a missed wake-up. */
+    private static final long TURN_CHECK_NANOS = 100_000_000;
+
+    /** How often a blocking caller looks at a hand-off under way (a non-blocking one waits for the outcome's wake-up). */
+    private static final long CLAIM_CHECK_NANOS = 100_000;
+
+    private final LockRequest request;
+
+    private final @Nullable LocalQueue queue;
+
+    private final long startNanos;
+
+    private final long waitNanos;
+
+    /** Tells a non-blocking call of each wake-up; null for a blocking call. */
+    private final @Nullable Runnable onWake;
+
+    private final WaitPause pauses = new WaitPause();
+
+    private @Nullable QueueTurn turn;
+
+    private @Nullable Waiter waiter;
+
+    private @Nullable RedisLockHandle handed;
+
+    private long pauseNanos;
+
+    private long holdBackNanos;
+
+    private boolean subscribed;
+
+    /**
+     * Starts waiting: joins the queue's end, if the call waits in one.
+     *
+     * @param onWake null for a blocking caller (its thread is unparked); else run on the waking thread at each wake-up
+     */
+    WaitingCall(LockRequest request, @Nullable LocalQueue queue, long startNanos, long waitNanos,
+            @Nullable Runnable onWake) {
+        this.request = request;
+        this.queue = queue;
+        this.startNanos = startNanos;
+        this.waitNanos = waitNanos;
+        this.onWake = onWake;
+        if (queue != null) {
+            this.turn = newTurn(false);
+            queue.join(this.turn);
+        }
+    }
+
+    /**
+     * Decides what the call does now.
+     *
+     * @throws IllegalStateException when the service was closed
+     */
+    Step next() {
+        while (true) {
+            if (this.request.engine.isClosed()) {
+                throw new IllegalStateException("This LockService was closed while waiting for lock "
+                        + KeyText.quote(this.request.key));
+            }
+            long remaining = remainingNanos();
+            QueueTurn current = this.turn;
+            int wakes = 0;
+            if (current != null) {
+                wakes = current.wakes.get();
+                if (current.claimed()) { // its outcome decides who holds the lock, and wakes the call
+                    this.pauseNanos = (this.onWake == null) ? CLAIM_CHECK_NANOS : TURN_CHECK_NANOS;
+                    return Step.CLAIMED;
+                }
+                this.handed = current.takeHandedOff();
+                if (this.handed != null) {
+                    return Step.HANDED;
+                }
+                if (current.tokenSpoilt) {
+                    current = rejoinWithNewToken(current);
+                }
+                if (!this.queue.isFirst(current)) {
+                    stepBack();
+                    if (remaining <= 0) {
+                        return Step.TIMED_OUT;
+                    }
+                    this.pauseNanos = Math.min(remaining, TURN_CHECK_NANOS);
+                    return Step.BEHIND;
+                }
+            }
+            Waiter listening = this.waiter;
+            if (listening == null) {
+                listening = startWaiting();
+                if (current != null && this.onWake == null) {
+                    current.waiter = listening; // a hand-off wakes the thread from its wait for a release
+                }
+            }
+            // before the attempt: a waiter that subscribes again now misses no release after the attempt
+            this.subscribed = (this.onWake == null) ? listening.subscribed() : listening.isSubscribed();
+            listening.arm();
+            if (current != null && current.wakes.get() != wakes) {
+                continue; // handed the lock, or given back, before the arm: that wake-up is not lost
+            }
+            this.holdBackNanos = (this.queue != null) ? this.queue.holdBackNanos() : 0;
+            return (this.holdBackNanos <= 0) ? Step.ATTEMPT : pauseOrEnd();
+        }
+    }
+
+    /** After a refused attempt: a pause until the next, or the end of the wait. */
+    Step refused() {
+        QueueTurn current = this.turn;
+        return (current != null && current.claimed()) ? next() : pauseOrEnd(); // a hand-off came meanwhile
+    }
+
+    private Step pauseOrEnd() {
+        long remaining = remainingNanos();
+        if (remaining <= 0) {
+            return Step.TIMED_OUT;
+        }
+        long pause = this.pauses.next(this.request.holderRemainingMillis, this.holdBackNanos,
+                this.request.type.keepsPlace() ? this.request.engine.placeRefreshNanos : 0, this.subscribed);
+        this.pauseNanos = Math.min(pause, remaining);
+        return Step.PAUSE;
+    }
+
+    /** Before an attempt: false when a hand-off to this call is under way (ask {@link #next()} again). */
+    boolean startAttempt() {
+        QueueTurn current = this.turn;
+        return current == null || current.startAttempt();
+    }
+
+    /** After an attempt: a granted call leaves the queue. */
+    void attempted(@Nullable RedisLockHandle handle) {
+        QueueTurn current = this.turn;
+        if (current == null) {
+            return;
+        }
+        if (handle != null) {
+            current.giveUp();
+            this.queue.remove(current);
+        }
+        else {
+            current.endAttempt();
+        }
+    }
+
+    /** One attempt of a blocking caller, unless a hand-off is under way: null when refused or claimed. */
+    @Nullable RedisLockHandle attempt(Supplier<@Nullable RedisLockHandle> attempt) {
+        if (!startAttempt()) {
+            return null;
+        }
+        RedisLockHandle handle = null;
+        try {
+            handle = attempt.get();
+            return handle;
+        }
+        finally {
+            attempted(handle);
+        }
+    }
+
+    /** The lock handed to this call, after {@link Step#HANDED}. */
+    @Nullable RedisLockHandle handedOff() {
+        return this.handed;
+    }
+
+    long pauseNanos() {
+        return this.pauseNanos;
+    }
+
+    /** The waiter a blocking caller sleeps on for {@link Step#PAUSE}. */
+    @Nullable Waiter releaseWaiter() {
+        return this.waiter;
+    }
+
+    /**
+     * Ends the wait: stops listening for releases and leaves the queue. A blocking caller waits for a hand-off under
+     * way; a non-blocking one does not: the outcome wakes it, and it ends again then.
+     *
+     * @return a lock handed over just as the call gave up, which nobody will use: the caller releases it
+     */
+    @Nullable RedisLockHandle end(boolean acquired) {
+        Waiter listening = this.waiter;
+        this.waiter = null;
+        if (listening != null) {
+            listening.finish(acquired);
+        }
+        QueueTurn current = this.turn;
+        if (acquired || current == null) {
+            return null;
+        }
+        RedisLockHandle late = (this.onWake == null) ? current.giveUp() : current.giveUpNow();
+        if (!current.claimed()) {
+            this.queue.remove(current);
+        }
+        return late;
+    }
+
+    /**
+     * The call is no longer first (a failed hand-off's waiter went back before it): it stops competing, passing on a
+     * release message its waiter took.
+     */
+    private void stepBack() {
+        Waiter listening = this.waiter;
+        if (listening != null) {
+            listening.finish(false);
+            this.waiter = null;
+            this.turn.waiter = null;
+        }
+    }
+
+    private Waiter startWaiting() {
+        LockRequest call = this.request;
+        String channel = call.type.releaseChannel(call.key);
+        String name = call.freshHold().ownerToken();
+        Waiter started = (this.onWake == null) ? call.engine.subscriptions.startWaiting(channel, call.type.wakeUp(), name)
+                : call.engine.subscriptions.startWaiting(channel, call.type.wakeUp(), name, this.onWake,
+                        call.engine.subscriber());
+        this.waiter = started;
+        return started;
+    }
+
+    /** A hand-off failed with its outcome unknown: the call waits on with a new owner token, at the queue's end. */
+    private QueueTurn rejoinWithNewToken(QueueTurn spoilt) {
+        spoilt.giveUpNow();
+        this.queue.remove(spoilt);
+        QueueTurn fresh = newTurn(true);
+        fresh.waiter = spoilt.waiter;
+        this.turn = fresh;
+        this.queue.join(fresh);
+        return fresh;
+    }
+
+    private QueueTurn newTurn(boolean newToken) {
+        LockRequest call = this.request;
+        if (newToken) {
+            call.newOwnerToken();
+        }
+        return new QueueTurn(call.freshHold(), call.name, call.leaseMillis, call.leaseNanos, call.watchdog,
+                this.onWake);
+    }
+
+    private long remainingNanos() {
+        return this.waitNanos - (System.nanoTime() - this.startNanos);
+    }
+}

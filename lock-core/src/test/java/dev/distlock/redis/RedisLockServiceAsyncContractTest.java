@@ -1,0 +1,14 @@
+package dev.distlock.redis;
+
+import dev.distlock.AsyncBackedLockService;
+import dev.distlock.LockService;
+import dev.distlock.LockServiceContract;
+
+/** The {@link LockServiceContract} on one Redis, every acquisition through {@link LockService#async()}. */
+class RedisLockServiceAsyncContractTest extends RedisLockServiceContractTest {
+
+    @Override
+    protected LockService newService() {
+        return new AsyncBackedLockService(super.newService());
+    }
+}
