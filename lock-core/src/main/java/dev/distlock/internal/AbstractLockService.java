@@ -12,7 +12,8 @@ import dev.distlock.AsyncLockService;
 import dev.distlock.KeyText;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
@@ -25,13 +26,13 @@ import dev.distlock.MultiLockHandle;
  */
 public abstract class AbstractLockService implements LockService {
 
-    private final LockListener listener;
+    private final LockEventListener listener;
 
     private final Duration defaultWaitTime;
 
     private final AsyncLocks async = new AsyncLocks(this);
 
-    protected AbstractLockService(LockListener listener, Duration defaultWaitTime) {
+    protected AbstractLockService(LockEventListener listener, Duration defaultWaitTime) {
         this.listener = listener;
         this.defaultWaitTime = defaultWaitTime;
     }
@@ -79,7 +80,7 @@ public abstract class AbstractLockService implements LockService {
     }
 
     /** Receives the service's lock events. */
-    protected final LockListener listener() {
+    protected final LockEventListener listener() {
         return this.listener;
     }
 
@@ -128,30 +129,42 @@ public abstract class AbstractLockService implements LockService {
     private @Nullable LockHandle attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
+        long attempt = reportStart(key, name, options);
         LockHandle handle;
         try {
             handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
         }
         catch (LockException ex) {
-            reportFailed(key, name, start, ex);
+            reportFailed(attempt, key, name, start, ex);
             throw ex;
         }
-        reportOutcome(key, name, start, handle);
+        reportOutcome(attempt, key, name, start, handle);
         return handle;
     }
 
-    final void reportFailed(String key, String name, long start, LockException failure) {
-        Listeners.call(() -> this.listener.acquireFailed(key, name, since(start), failure));
+    /** Reports that an acquisition begins; returns its attempt number (0 when nobody listens). */
+    final long reportStart(String key, String name, LockOptions options) {
+        if (!Listeners.listening(this.listener)) {
+            return 0;
+        }
+        long attempt = Listeners.nextAttempt();
+        Listeners.emit(this.listener, new LockEvent.Acquiring(attempt, key, name, options.mode()));
+        return attempt;
     }
 
-    final void reportOutcome(String key, String name, long start, @Nullable LockHandle handle) {
+    final void reportFailed(long attempt, String key, String name, long start, LockException failure) {
+        if (Listeners.listening(this.listener)) {
+            Listeners.emit(this.listener, new LockEvent.AcquireFailed(attempt, key, name, since(start), failure));
+        }
+    }
+
+    final void reportOutcome(long attempt, String key, String name, long start, @Nullable LockHandle handle) {
+        if (!Listeners.listening(this.listener)) {
+            return;
+        }
         Duration waited = since(start);
-        if (handle == null) {
-            Listeners.call(() -> this.listener.notAcquired(key, name, waited));
-        }
-        else {
-            Listeners.call(() -> this.listener.acquired(handle, waited));
-        }
+        Listeners.emit(this.listener, (handle == null) ? new LockEvent.NotAcquired(attempt, key, name, waited)
+                : new LockEvent.Acquired(attempt, handle, waited));
     }
 
     final Duration waitTime(LockOptions options) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -12,10 +13,13 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.AsyncLockService;
+import dev.distlock.KeyText;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
+import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 
 /**
@@ -104,6 +108,7 @@ final class AsyncLocks implements AsyncLockService {
     private CompletableFuture<@Nullable LockHandle> attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
+        long number = this.service.reportStart(key, name, options);
         CompletableFuture<@Nullable LockHandle> caller = new CompletableFuture<>();
         CompletableFuture<@Nullable LockHandle> attempt;
         try {
@@ -118,18 +123,15 @@ final class AsyncLocks implements AsyncLockService {
         started.whenComplete((handle, failure) -> {
             if (failure != null) {
                 Throwable cause = unwrap(failure);
-                if (cause instanceof LockException lockFailure) {
-                    this.service.reportFailed(key, name, start, lockFailure);
-                }
+                this.service.reportFailed(number, key, name, start, reported(key, cause));
                 caller.completeExceptionally(cause);
             }
-            else if (!caller.complete(handle)) {
-                if (handle != null) {
+            else {
+                // reported before the caller sees the handle, so that its release is reported after this
+                this.service.reportOutcome(number, key, name, start, handle);
+                if (!caller.complete(handle) && handle != null) {
                     handle.releaseAsync(); // cancelled meanwhile: nobody receives this handle
                 }
-            }
-            else {
-                this.service.reportOutcome(key, name, start, handle);
             }
         });
         return caller;
@@ -162,6 +164,17 @@ final class AsyncLocks implements AsyncLockService {
         });
         result.whenComplete((value, failure) -> attempt.cancel(false)); // a no-op once the attempt is done
         return result;
+    }
+
+    /** The failure to report: a cancel (the caller withdrew the attempt) as the non-blocking form of an interrupt. */
+    private static LockException reported(String key, Throwable cause) {
+        if (cause instanceof LockException failure) {
+            return failure;
+        }
+        if (cause instanceof CancellationException) {
+            return new LockInterruptedException(key, new InterruptedException("the caller withdrew the attempt"));
+        }
+        return new LockUnavailableException(key, "Could not acquire lock " + KeyText.quote(key), cause);
     }
 
     /** The failure a dependent stage saw, without its {@link CompletionException} wrapper. */
