@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
@@ -12,11 +13,13 @@ import dev.distlock.AsyncLockService;
 import dev.distlock.KeyText;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
+import dev.distlock.LockInterruptedException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 
 /**
@@ -134,8 +137,8 @@ public abstract class AbstractLockService implements LockService {
         try {
             handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
         }
-        catch (LockException ex) {
-            reportFailed(attempt, key, name, start, ex);
+        catch (RuntimeException | Error ex) {
+            reportFailed(attempt, key, name, start, lockFailure(key, ex));
             throw ex;
         }
         reportOutcome(attempt, key, name, start, handle);
@@ -165,6 +168,21 @@ public abstract class AbstractLockService implements LockService {
         Duration waited = since(start);
         Listeners.emit(this.listener, (handle == null) ? new LockEvent.NotAcquired(attempt, key, name, waited)
                 : new LockEvent.Acquired(attempt, handle, waited));
+    }
+
+    /**
+     * The failure to report for an acquisition that threw {@code failure}: itself for a {@link LockException}, a
+     * cancel (a non-blocking caller withdrew the attempt) as an interrupt, anything else as a failure to acquire.
+     */
+    static LockException lockFailure(String key, Throwable failure) {
+        if (failure instanceof LockException lockFailure) {
+            return lockFailure;
+        }
+        if (failure instanceof CancellationException) {
+            return new LockInterruptedException(key, new InterruptedException("the caller withdrew the attempt"));
+        }
+        return new LockUnavailableException(key, "Could not acquire lock " + KeyText.quote(key) + ": " + failure,
+                failure);
     }
 
     final Duration waitTime(LockOptions options) {

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -13,13 +12,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.AsyncLockService;
-import dev.distlock.KeyText;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 
 /**
@@ -123,7 +119,7 @@ final class AsyncLocks implements AsyncLockService {
         started.whenComplete((handle, failure) -> {
             if (failure != null) {
                 Throwable cause = unwrap(failure);
-                this.service.reportFailed(number, key, name, start, reported(key, cause));
+                this.service.reportFailed(number, key, name, start, AbstractLockService.lockFailure(key, cause));
                 caller.completeExceptionally(cause);
             }
             else {
@@ -164,17 +160,6 @@ final class AsyncLocks implements AsyncLockService {
         });
         result.whenComplete((value, failure) -> attempt.cancel(false)); // a no-op once the attempt is done
         return result;
-    }
-
-    /** The failure to report: a cancel (the caller withdrew the attempt) as the non-blocking form of an interrupt. */
-    private static LockException reported(String key, Throwable cause) {
-        if (cause instanceof LockException failure) {
-            return failure;
-        }
-        if (cause instanceof CancellationException) {
-            return new LockInterruptedException(key, new InterruptedException("the caller withdrew the attempt"));
-        }
-        return new LockUnavailableException(key, "Could not acquire lock " + KeyText.quote(key), cause);
     }
 
     /** The failure a dependent stage saw, without its {@link CompletionException} wrapper. */

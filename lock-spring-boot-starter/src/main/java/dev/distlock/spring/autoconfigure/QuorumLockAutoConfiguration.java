@@ -12,7 +12,7 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 
-import dev.distlock.LockListener;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.quorum.QuorumLockService;
@@ -43,7 +43,7 @@ public final class QuorumLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     QuorumLockService quorumLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
-            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockListener> listeners) {
+            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockEventListener> listeners) {
         if (quorum.getNodeTimeout().multipliedBy(10).compareTo(properties.getWatchdog().getLease()) > 0) {
             throw new IllegalStateException(QuorumProperties.PREFIX + ".node-timeout ("
                     + HumanDurations.format(quorum.getNodeTimeout())
@@ -64,9 +64,9 @@ public final class QuorumLockAutoConfiguration {
         if (properties.getWatchdog().getRenewalInterval() != null) {
             builder.renewalInterval(properties.getWatchdog().getRenewalInterval());
         }
-        List<LockListener> all = listeners.orderedStream().toList();
+        List<LockEventListener> all = listeners.orderedStream().toList();
         if (!all.isEmpty()) {
-            builder.listener(CompositeLockListener.of(all));
+            builder.listener(CompositeLockEventListener.of(all));
         }
         QuorumLockService service = builder.build();
         try {
