@@ -67,7 +67,8 @@ class LockEventTest {
         async.releaseAsync().get(10, TimeUnit.SECONDS);
 
         LockEvent.Acquiring start = events.of(LockEvent.Acquiring.class).get(0);
-        assertThat(start).isEqualTo(new LockEvent.Acquiring(start.attempt(), "stock:1", "Sale.buy", LockMode.EXCLUSIVE));
+        assertThat(start)
+            .isEqualTo(new LockEvent.Acquiring(start.attempt(), "stock:1", "Sale.buy", LockMode.EXCLUSIVE));
         LockEvent.Acquired acquired = events.of(LockEvent.Acquired.class).get(0);
         assertThat(acquired.attempt()).isEqualTo(start.attempt());
         assertThat(acquired.lock()).isSameAs(held);
@@ -135,7 +136,9 @@ class LockEventTest {
         Await.until(Duration.ofSeconds(10), () -> System.nanoTime() - renewedAfter > 0, "two leases pass");
         assertThat(held.isHeld()).as("renewed although the listener throws").isTrue();
         held.release();
-        Optional<LockHandle> again = locks.async().tryAcquire("stock:4", LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+        Optional<LockHandle> again = locks.async()
+            .tryAcquire("stock:4", LockOptions.defaults())
+            .get(10, TimeUnit.SECONDS);
         assertThat(again).isPresent();
         again.get().releaseAsync().get(10, TimeUnit.SECONDS);
         assertThat(hammer(locks, Duration.ofSeconds(5), () -> 0)).isZero();
