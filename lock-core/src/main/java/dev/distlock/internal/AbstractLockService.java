@@ -11,11 +11,11 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.AsyncLockService;
 import dev.distlock.KeyText;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInterruptedException;
-import dev.distlock.LockEvent;
-import dev.distlock.LockEventListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
@@ -24,8 +24,9 @@ import dev.distlock.MultiLockHandle;
 
 /**
  * The acquisition skeleton every service shares: checks the request, applies the wait limit, names the lock and tells
- * the listener what came of it (acquired, not acquired, failed), for single keys and for key sets. A service supplies
- * the key rules, the option rules and {@link #acquireWithin}, which tries until the lock is granted or the wait ends.
+ * the listener that an acquisition began and what came of it (acquired, not acquired, failed), for single keys and for
+ * key sets. A service supplies the key rules, the option rules and {@link #acquireWithin}, which tries until the lock
+ * is granted or the wait ends.
  */
 public abstract class AbstractLockService implements LockService {
 
@@ -137,7 +138,7 @@ public abstract class AbstractLockService implements LockService {
         try {
             handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
         }
-        catch (RuntimeException | Error ex) {
+        catch (RuntimeException ex) {
             reportFailed(attempt, key, name, start, lockFailure(key, ex));
             throw ex;
         }

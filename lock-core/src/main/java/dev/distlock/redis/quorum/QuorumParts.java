@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
-import dev.distlock.LockException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
+import dev.distlock.LockException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.Listeners;
