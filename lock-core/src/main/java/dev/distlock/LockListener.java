@@ -3,34 +3,54 @@ package dev.distlock;
 import java.time.Duration;
 
 /**
- * Receives what happens to locks, for metrics, tracing and logging. Every method has an empty default. Methods run on
- * the thread that caused the event (the watchdog's thread for renewals and losses), so they must be quick and must
- * not block; an exception thrown by a listener is logged and otherwise ignored.
+ * The former listener interface, one method per event, kept so that existing listeners still compile and run: it is
+ * a {@link LockEventListener} whose {@link #onEvent} calls the matching method. It has no method for
+ * {@link LockEvent.Acquiring} and {@link LockEvent.HandedOff}, which it ignores.
  *
- * <p>For metrics, label events with the lock's {@linkplain LockHandle#name() name}, never its key: see
- * {@link LockOptions#withName(String)}.
+ * @deprecated implement {@link LockEventListener} and handle {@link LockEvent}s instead; this adapter will be
+ * removed.
  */
-public interface LockListener {
+@Deprecated(forRemoval = true)
+public interface LockListener extends LockEventListener {
+
+    /** Calls the method for {@code event}'s kind. */
+    @Override
+    default void onEvent(LockEvent event) {
+        if (event instanceof LockEvent.Acquired acquired) {
+            acquired(acquired.lock(), acquired.waited());
+        }
+        else if (event instanceof LockEvent.NotAcquired refused) {
+            notAcquired(refused.key(), refused.name(), refused.waited());
+        }
+        else if (event instanceof LockEvent.AcquireFailed failed) {
+            acquireFailed(failed.key(), failed.name(), failed.waited(), failed.reason());
+        }
+        else if (event instanceof LockEvent.Released released) {
+            released(released.lock(), released.held());
+        }
+        else if (event instanceof LockEvent.ReleaseFailed failed) {
+            releaseFailed(failed.lock(), failed.reason());
+        }
+        else if (event instanceof LockEvent.Renewed renewed) {
+            renewed(renewed.count());
+        }
+        else if (event instanceof LockEvent.RenewalFailed failed) {
+            renewalFailed(failed.lock(), failed.reason());
+        }
+        else if (event instanceof LockEvent.LeaseLost lost) {
+            leaseLost(lost.lock(), lost.reason());
+        }
+    }
 
     /** A lock was acquired (or re-entered) after waiting {@code waited}. */
     default void acquired(LockHandle lock, Duration waited) {
     }
 
-    /**
-     * The lock stayed held by another owner for the whole wait ({@code waited} is zero for a {@code tryAcquire} that
-     * found it held).
-     *
-     * @param name the lock's name (see {@link LockOptions#nameFor(String)})
-     */
+    /** The lock stayed held by another owner for the whole wait (zero for a {@code tryAcquire} that found it held). */
     default void notAcquired(String key, String name, Duration waited) {
     }
 
-    /**
-     * An acquisition failed for another reason: {@link LockUnavailableException} when Redis failed,
-     * {@link LockInterruptedException} when the waiting thread was interrupted.
-     *
-     * @param name the lock's name (see {@link LockOptions#nameFor(String)})
-     */
+    /** An acquisition failed for another reason (see {@link LockEvent.AcquireFailed}). */
     default void acquireFailed(String key, String name, Duration waited, LockException reason) {
     }
 
@@ -50,7 +70,7 @@ public interface LockListener {
     default void renewalFailed(LockHandle lock, Exception reason) {
     }
 
-    /** A held lease was lost; the holder's {@link LockHandle#onLeaseLost} callbacks have been called. */
+    /** A held lease was lost; the holder's {@link LockHandle#onLeaseLost} callbacks are called after this. */
     default void leaseLost(LockHandle lock, LeaseLostException reason) {
     }
 }

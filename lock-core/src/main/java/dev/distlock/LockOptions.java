@@ -188,7 +188,7 @@ public final class LockOptions {
     }
 
     /**
-     * Names the lock for metrics, traces and {@link LockListener} events, which never show the key: a key may hold a
+     * Names the lock for metrics, traces and {@link LockEvent}s, which never show the key: a key may hold a
      * user id, and one label per key would give a metrics backend one time series per user. Use a fixed text per
      * kind of lock, such as {@code "stock"} or {@code "OrderService.reserve"}; {@code @DistributedLock} methods are
      * named after their class and method.

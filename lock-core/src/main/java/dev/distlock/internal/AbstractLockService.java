@@ -4,34 +4,39 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.AsyncLockService;
 import dev.distlock.KeyText;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
+import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 
 /**
  * The acquisition skeleton every service shares: checks the request, applies the wait limit, names the lock and tells
- * the listener what came of it (acquired, not acquired, failed), for single keys and for key sets. A service supplies
- * the key rules, the option rules and {@link #acquireWithin}, which tries until the lock is granted or the wait ends.
+ * the listener that an acquisition began and what came of it (acquired, not acquired, failed), for single keys and for
+ * key sets. A service supplies the key rules, the option rules and {@link #acquireWithin}, which tries until the lock
+ * is granted or the wait ends.
  */
 public abstract class AbstractLockService implements LockService {
 
-    private final LockListener listener;
+    private final LockEventListener listener;
 
     private final Duration defaultWaitTime;
 
     private final AsyncLocks async = new AsyncLocks(this);
 
-    protected AbstractLockService(LockListener listener, Duration defaultWaitTime) {
+    protected AbstractLockService(LockEventListener listener, Duration defaultWaitTime) {
         this.listener = listener;
         this.defaultWaitTime = defaultWaitTime;
     }
@@ -79,7 +84,7 @@ public abstract class AbstractLockService implements LockService {
     }
 
     /** Receives the service's lock events. */
-    protected final LockListener listener() {
+    protected final LockEventListener listener() {
         return this.listener;
     }
 
@@ -128,30 +133,57 @@ public abstract class AbstractLockService implements LockService {
     private @Nullable LockHandle attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
+        long attempt = reportStart(key, name, options);
         LockHandle handle;
         try {
             handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
         }
-        catch (LockException ex) {
-            reportFailed(key, name, start, ex);
+        catch (RuntimeException ex) {
+            reportFailed(attempt, key, name, start, lockFailure(key, ex));
             throw ex;
         }
-        reportOutcome(key, name, start, handle);
+        reportOutcome(attempt, key, name, start, handle);
         return handle;
     }
 
-    final void reportFailed(String key, String name, long start, LockException failure) {
-        Listeners.call(() -> this.listener.acquireFailed(key, name, since(start), failure));
+    /** Reports that an acquisition begins; returns its attempt number (0 when nobody listens). */
+    final long reportStart(String key, String name, LockOptions options) {
+        if (!Listeners.listening(this.listener)) {
+            return 0;
+        }
+        long attempt = Listeners.nextAttempt();
+        Listeners.emit(this.listener, new LockEvent.Acquiring(attempt, key, name, options.mode()));
+        return attempt;
     }
 
-    final void reportOutcome(String key, String name, long start, @Nullable LockHandle handle) {
+    final void reportFailed(long attempt, String key, String name, long start, LockException failure) {
+        if (Listeners.listening(this.listener)) {
+            Listeners.emit(this.listener, new LockEvent.AcquireFailed(attempt, key, name, since(start), failure));
+        }
+    }
+
+    final void reportOutcome(long attempt, String key, String name, long start, @Nullable LockHandle handle) {
+        if (!Listeners.listening(this.listener)) {
+            return;
+        }
         Duration waited = since(start);
-        if (handle == null) {
-            Listeners.call(() -> this.listener.notAcquired(key, name, waited));
+        Listeners.emit(this.listener, (handle == null) ? new LockEvent.NotAcquired(attempt, key, name, waited)
+                : new LockEvent.Acquired(attempt, handle, waited));
+    }
+
+    /**
+     * The failure to report for an acquisition that threw {@code failure}: itself for a {@link LockException}, a
+     * cancel (a non-blocking caller withdrew the attempt) as an interrupt, anything else as a failure to acquire.
+     */
+    static LockException lockFailure(String key, Throwable failure) {
+        if (failure instanceof LockException lockFailure) {
+            return lockFailure;
         }
-        else {
-            Listeners.call(() -> this.listener.acquired(handle, waited));
+        if (failure instanceof CancellationException) {
+            return new LockInterruptedException(key, new InterruptedException("the caller withdrew the attempt"));
         }
+        return new LockUnavailableException(key, "Could not acquire lock " + KeyText.quote(key) + ": " + failure,
+                failure);
     }
 
     final Duration waitTime(LockOptions options) {

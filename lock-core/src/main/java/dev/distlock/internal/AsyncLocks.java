@@ -104,6 +104,7 @@ final class AsyncLocks implements AsyncLockService {
     private CompletableFuture<@Nullable LockHandle> attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
+        long number = this.service.reportStart(key, name, options);
         CompletableFuture<@Nullable LockHandle> caller = new CompletableFuture<>();
         CompletableFuture<@Nullable LockHandle> attempt;
         try {
@@ -118,18 +119,15 @@ final class AsyncLocks implements AsyncLockService {
         started.whenComplete((handle, failure) -> {
             if (failure != null) {
                 Throwable cause = unwrap(failure);
-                if (cause instanceof LockException lockFailure) {
-                    this.service.reportFailed(key, name, start, lockFailure);
-                }
+                this.service.reportFailed(number, key, name, start, AbstractLockService.lockFailure(key, cause));
                 caller.completeExceptionally(cause);
             }
-            else if (!caller.complete(handle)) {
-                if (handle != null) {
+            else {
+                // reported before the caller sees the handle, so that its release is reported after this
+                this.service.reportOutcome(number, key, name, start, handle);
+                if (!caller.complete(handle) && handle != null) {
                     handle.releaseAsync(); // cancelled meanwhile: nobody receives this handle
                 }
-            }
-            else {
-                this.service.reportOutcome(key, name, start, handle);
             }
         });
         return caller;

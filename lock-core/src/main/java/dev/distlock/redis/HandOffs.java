@@ -5,6 +5,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
+import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.redis.script.LockScripts;
@@ -30,7 +33,11 @@ final class HandOffs {
 
     private final long maxRunNanos;
 
-    HandOffs(LocalQueues queues, Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos) {
+    private final LockEventListener listener;
+
+    HandOffs(LocalQueues queues, Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos,
+            LockEventListener listener) {
+        this.listener = listener;
         this.queues = queues;
         this.holds = holds;
         this.watchdog = watchdog;
@@ -92,6 +99,7 @@ final class HandOffs {
         }
         queue.handedOff(next.hold, atBound);
         next.handed(granted); // the hand-off is granted: the waiter, blocking or not, is woken with the lock
+        Listeners.emit(this.listener, new LockEvent.HandedOff(handle, granted)); // after the waiter is on its way
         return LockScripts.FREED;
     }
 }

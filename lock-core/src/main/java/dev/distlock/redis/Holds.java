@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.HeldLock;
 import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
-import dev.distlock.LockListener;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.lease.Hold;
@@ -29,13 +30,13 @@ final class Holds {
 
     private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
 
-    private final LockListener listener;
+    private final LockEventListener listener;
 
     private @Nullable LeaseWatchdog watchdog;
 
     private final boolean logKeys;
 
-    Holds(LockListener listener, boolean logKeys) {
+    Holds(LockEventListener listener, boolean logKeys) {
         this.listener = listener;
         this.logKeys = logKeys;
     }
@@ -71,7 +72,7 @@ final class Holds {
             LeaseHolder first = hold.firstHandle();
             logger.warn(logLine(reason, (first != null) ? first.name() : null));
             if (first != null) {
-                Listeners.call(() -> this.listener.leaseLost(first, reason));
+                Listeners.emit(this.listener, new LockEvent.LeaseLost(first, reason));
             }
             hold.runLostCallbacks(reason);
         }

@@ -5,12 +5,13 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.distlock.LockListener;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.RestartGraceException;
+import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
 
@@ -60,8 +61,7 @@ public final class RedisLockServiceBuilder {
     boolean shardingProxy = DEFAULT_SHARDING_PROXY;
     int maxHandOffs = DEFAULT_MAX_HAND_OFFS;
     Duration maxHandOffTime = DEFAULT_MAX_HAND_OFF_TIME;
-    LockListener listener = new LockListener() {
-    };
+    LockEventListener listener = Listeners.NONE;
 
     RedisLockServiceBuilder(StringRedisTemplate redis) {
         this.redis = redis;
@@ -258,8 +258,8 @@ public final class RedisLockServiceBuilder {
         return this;
     }
 
-    /** Receives lock events; see {@link LockListener} for its threading rules. */
-    public RedisLockServiceBuilder listener(LockListener listener) {
+    /** Receives lock events; see {@link LockEventListener} for its threading rules. Default: none. */
+    public RedisLockServiceBuilder listener(LockEventListener listener) {
         requireNonNull(listener, "listener");
         this.listener = listener;
         return this;

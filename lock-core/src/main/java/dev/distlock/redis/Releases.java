@@ -15,7 +15,8 @@ import org.springframework.dao.DataAccessException;
 import dev.distlock.KeyText;
 import dev.distlock.LockException;
 import dev.distlock.LeaseLostException;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.internal.AbstractLockService;
@@ -44,7 +45,7 @@ final class Releases implements RedisLockHandle.Releaser {
 
     private final ReleaseSubscriptions subscriptions;
 
-    private final LockListener listener;
+    private final LockEventListener listener;
 
     private final LocalQueues queues;
 
@@ -53,7 +54,7 @@ final class Releases implements RedisLockHandle.Releaser {
     /** The service's timer for non-blocking retries, started on first need. */
     private final Supplier<ScheduledExecutorService> timer;
 
-    Releases(Holds holds, LeaseWatchdog watchdog, ReleaseSubscriptions subscriptions, LockListener listener,
+    Releases(Holds holds, LeaseWatchdog watchdog, ReleaseSubscriptions subscriptions, LockEventListener listener,
             LocalQueues queues, HandOffs handOffs, Supplier<ScheduledExecutorService> timer) {
         this.timer = timer;
         this.queues = queues;
@@ -164,7 +165,7 @@ final class Releases implements RedisLockHandle.Releaser {
                 : new LockUnavailableException(hold.key(), "Could not release lock " + KeyText.quote(hold.key())
                         + ": Redis did not answer; the lock stays until its lease runs out", ex);
         logger.warn(this.holds.logLine(failure, handle.name()), ex);
-        Listeners.call(() -> this.listener.releaseFailed(handle, failure));
+        Listeners.emit(this.listener, new LockEvent.ReleaseFailed(handle, failure));
         return failure;
     }
 
@@ -185,7 +186,8 @@ final class Releases implements RedisLockHandle.Releaser {
             this.subscriptions.signalLocal(hold.releaseChannel());
         }
         if (reply >= 0) {
-            Listeners.call(() -> this.listener.released(handle, AbstractLockService.since(handle.acquiredNanos)));
+            Listeners.emit(this.listener,
+                    new LockEvent.Released(handle, AbstractLockService.since(handle.acquiredNanos)));
             return;
         }
         LeaseLostException lost = (reply == LockScripts.HELD_BY_ANOTHER)
@@ -195,7 +197,7 @@ final class Releases implements RedisLockHandle.Releaser {
                 : new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
                         + " was no longer held at release: its lease ran out before the holder released it");
         this.holds.lose(hold, lost);
-        Listeners.call(() -> this.listener.releaseFailed(handle, lost));
+        Listeners.emit(this.listener, new LockEvent.ReleaseFailed(handle, lost));
         throw lost;
     }
 

@@ -8,9 +8,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import dev.distlock.LockException;
-import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.RestartGraceException;
 
 /**
@@ -20,7 +19,7 @@ import dev.distlock.RestartGraceException;
  * the health details. Only refusals show the grace: a Redis whose grace nobody met stays silent. Costs one volatile read
  * per granted lock.
  */
-public final class RestartGraceMonitor implements LockListener {
+public final class RestartGraceMonitor implements LockEventListener {
 
     private static final Log logger = LogFactory.getLog(RestartGraceMonitor.class);
 
@@ -45,10 +44,17 @@ public final class RestartGraceMonitor implements LockListener {
     }
 
     @Override
-    public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-        if (!(reason instanceof RestartGraceException refusal)) {
-            return;
+    public void onEvent(LockEvent event) {
+        if (event instanceof LockEvent.AcquireFailed failed
+                && failed.reason() instanceof RestartGraceException refusal) {
+            refused(refusal);
         }
+        else if (event instanceof LockEvent.Acquired) {
+            granted();
+        }
+    }
+
+    private void refused(RestartGraceException refusal) {
         long now = System.nanoTime();
         long previousEnd = this.endsNanos;
         boolean first;
@@ -66,8 +72,7 @@ public final class RestartGraceMonitor implements LockListener {
         }
     }
 
-    @Override
-    public void acquired(LockHandle lock, Duration waited) {
+    private void granted() {
         if (this.inGrace) {
             boolean ended;
             synchronized (this) {

@@ -3,9 +3,9 @@ package dev.distlock.spring;
 import dev.distlock.LockHandle;
 
 /**
- * A lock handle with a context that belongs on the thread doing the locked work, such as the tracing observation of
- * {@link dev.distlock.spring.micrometer.ObservedLockService}: spans started inside the scope become its children. A
- * {@link DistributedLock} method runs inside the scope of its handle.
+ * A lock handle with a context that belongs on the thread doing the locked work, such as the lock's tracing
+ * observation (see {@link dev.distlock.spring.micrometer.ObservedLockService}): spans started inside the scope become
+ * its children. A {@link DistributedLock} method runs inside the scope of its handle.
  */
 public interface ScopedLockHandle extends LockHandle {
 

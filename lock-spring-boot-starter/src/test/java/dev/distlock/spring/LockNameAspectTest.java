@@ -2,7 +2,6 @@ package dev.distlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -11,8 +10,8 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -90,13 +89,15 @@ class LockNameAspectTest {
     }
 
     /** The names that listener events carry: multi-key locks report each member under the set's name. */
-    static class Names implements LockListener {
+    static class Names implements LockEventListener {
 
         final List<String> acquired = new CopyOnWriteArrayList<>();
 
         @Override
-        public void acquired(LockHandle lock, Duration waited) {
-            this.acquired.add(lock.name());
+        public void onEvent(LockEvent event) {
+            if (event instanceof LockEvent.Acquired granted) {
+                this.acquired.add(granted.lock().name());
+            }
         }
     }
 }

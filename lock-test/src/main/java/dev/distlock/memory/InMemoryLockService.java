@@ -5,16 +5,16 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.HeldLock;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
 import dev.distlock.LockInterruptedException;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.internal.AbstractLockService;
@@ -43,7 +43,7 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
 
     private final InMemoryLockStore store;
 
-    private final LockListener listener;
+    private final LockEventListener listener;
 
     private final Duration watchdogLease;
 
@@ -171,8 +171,8 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
         return this.watchdogLease;
     }
 
-    void events(Consumer<LockListener> event) {
-        Listeners.call(() -> event.accept(this.listener));
+    void emit(LockEvent event) {
+        Listeners.emit(this.listener, event);
     }
 
     private static long remaining(long startNanos, long waitNanos) {
@@ -189,8 +189,7 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
 
         private InMemoryLockStore store = new InMemoryLockStore();
 
-        private LockListener listener = new LockListener() {
-        };
+        private LockEventListener listener = Listeners.NONE;
 
         private Duration defaultWaitTime = Duration.ofSeconds(10);
 
@@ -206,7 +205,7 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
         }
 
         /** Receives the lock events, as on the Redis service. */
-        public Builder listener(LockListener listener) {
+        public Builder listener(LockEventListener listener) {
             this.listener = require(listener, "listener");
             return this;
         }

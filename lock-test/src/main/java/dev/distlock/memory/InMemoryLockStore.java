@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.HeldLock;
 import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
@@ -153,11 +154,11 @@ public final class InMemoryLockStore {
         InMemoryLockService service = hold.owner.service();
         if (failure != null) {
             LockException reported = failure;
-            service.events(listener -> listener.releaseFailed(handle, reported));
+            service.emit(new LockEvent.ReleaseFailed(handle, reported));
             throw failure;
         }
         Duration held = Duration.ofNanos(System.nanoTime() - handle.acquiredNanos);
-        service.events(listener -> listener.released(handle, held));
+        service.emit(new LockEvent.Released(handle, held));
     }
 
     /** The service's holds now, oldest first. */

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.HeldLock;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockMode;
 
 /**
@@ -136,7 +137,7 @@ final class MemoryHold {
             return;
         }
         open.forEach(handle -> handle.leaseLost(reason));
-        this.owner.service().events(listener -> listener.leaseLost(open.get(0), reason));
+        this.owner.service().emit(new LockEvent.LeaseLost(open.get(0), reason));
     }
 
     boolean isLingering() {

@@ -18,7 +18,7 @@ import dev.distlock.HeldLock;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInterruptedException;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
@@ -194,20 +194,15 @@ class InMemoryLockServiceTest {
     @Test
     void theListenerHearsOfGrantsReleasesAndLosses() {
         List<String> events = new CopyOnWriteArrayList<>();
-        InMemoryLockService heard = InMemoryLockService.builder().store(this.store).listener(new LockListener() {
-            @Override
-            public void acquired(LockHandle lock, Duration waited) {
-                events.add("acquired " + lock.name());
+        InMemoryLockService heard = InMemoryLockService.builder().store(this.store).listener(event -> {
+            if (event instanceof LockEvent.Acquired acquired) {
+                events.add("acquired " + acquired.lock().name());
             }
-
-            @Override
-            public void released(LockHandle lock, Duration held) {
-                events.add("released " + lock.name());
+            else if (event instanceof LockEvent.Released released) {
+                events.add("released " + released.lock().name());
             }
-
-            @Override
-            public void leaseLost(LockHandle lock, LeaseLostException reason) {
-                events.add("lost " + lock.name());
+            else if (event instanceof LockEvent.LeaseLost lost) {
+                events.add("lost " + lost.lock().name());
             }
         }).build();
         heard.acquire("stock:1").release();

@@ -17,7 +17,8 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.script.LockScripts;
@@ -49,7 +50,7 @@ public final class LeaseWatchdog {
 
     private final Batching batching;
 
-    private final LockListener listener;
+    private final LockEventListener listener;
 
     private final LeaseLoss leaseLoss;
 
@@ -57,7 +58,7 @@ public final class LeaseWatchdog {
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
   public   LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
-            Batching batching, LockListener listener, LeaseLoss leaseLoss,
+            Batching batching, LockEventListener listener, LeaseLoss leaseLoss,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.replicaAcknowledgement = replicaAcknowledgement;
         this.scheduler = scheduler;
@@ -192,8 +193,7 @@ public final class LeaseWatchdog {
             }
         }
         if (count > 0) {
-            int renewedCount = count;
-            Listeners.call(() -> this.listener.renewed(renewedCount));
+            Listeners.emit(this.listener, new LockEvent.Renewed(count));
         }
     }
 
@@ -210,7 +210,7 @@ public final class LeaseWatchdog {
             }
             LeaseHolder handle = hold.firstHandle();
             if (handle != null) {
-                Listeners.call(() -> this.listener.renewalFailed(handle, cause));
+                Listeners.emit(this.listener, new LockEvent.RenewalFailed(handle, cause));
             }
             retry.add(hold);
         }

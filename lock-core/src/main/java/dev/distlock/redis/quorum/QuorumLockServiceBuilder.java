@@ -6,8 +6,9 @@ import java.util.List;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.distlock.LockListener;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockService;
+import dev.distlock.internal.Listeners;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.redis.script.LockKeys;
@@ -38,8 +39,7 @@ public final class QuorumLockServiceBuilder {
 
     Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
 
-    LockListener listener = new LockListener() {
-    };
+    LockEventListener listener = Listeners.NONE;
 
     QuorumLockServiceBuilder(List<StringRedisTemplate> masters) {
         this.masters = masters;
@@ -116,8 +116,8 @@ public final class QuorumLockServiceBuilder {
         return this;
     }
 
-    /** Receives the quorum locks' events (not the single masters'); see {@link LockListener} for its rules. */
-    public QuorumLockServiceBuilder listener(LockListener listener) {
+    /** Receives the quorum locks' events (not the single masters'); see {@link LockEventListener} for its rules. */
+    public QuorumLockServiceBuilder listener(LockEventListener listener) {
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null");
         }

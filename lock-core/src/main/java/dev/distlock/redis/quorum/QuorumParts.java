@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
-import dev.distlock.LockListener;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.Listeners;
@@ -32,7 +33,7 @@ final class QuorumParts {
 
     final QuorumFence fence;
 
-    final LockListener listener;
+    final LockEventListener listener;
 
     final ConcurrentHashMap<HoldKey, QuorumHold> holds = new ConcurrentHashMap<>();
 
@@ -41,7 +42,7 @@ final class QuorumParts {
 
     volatile boolean closed;
 
-    QuorumParts(QuorumMasters masters, LockListener listener) {
+    QuorumParts(QuorumMasters masters, LockEventListener listener) {
         this.masters = masters;
         this.fence = new QuorumFence(masters);
         this.listener = listener;
@@ -77,7 +78,8 @@ final class QuorumParts {
         }
         int quorum = this.masters.quorum;
         if (released >= quorum) {
-            Listeners.call(() -> this.listener.released(handle, AbstractLockService.since(handle.acquiredNanos)));
+            Listeners.emit(this.listener,
+                    new LockEvent.Released(handle, AbstractLockService.since(handle.acquiredNanos)));
             return;
         }
         String counts = "released on " + released + " of its " + handle.members.size() + " masters, " + quorum
@@ -94,7 +96,7 @@ final class QuorumParts {
         if (failure instanceof LockUnavailableException) {
             logger.warn(failure.getMessage());
         }
-        Listeners.call(() -> this.listener.releaseFailed(handle, failure));
+        Listeners.emit(this.listener, new LockEvent.ReleaseFailed(handle, failure));
         throw failure;
     }
 
@@ -122,7 +124,7 @@ final class QuorumParts {
         logger.warn(reason.getMessage());
         List<QuorumHandle> handles = hold.openHandles();
         if (!handles.isEmpty()) {
-            Listeners.call(() -> this.listener.leaseLost(handles.get(0), reason));
+            Listeners.emit(this.listener, new LockEvent.LeaseLost(handles.get(0), reason));
         }
         handles.forEach(handle -> handle.leaseLost(reason));
     }

@@ -1,6 +1,5 @@
 package dev.distlock.sample.web;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -8,49 +7,47 @@ import java.util.List;
 
 import org.springframework.stereotype.Component;
 
-import dev.distlock.LeaseLostException;
-import dev.distlock.LockException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
-
 
 /** Keeps the last lock events of this instance for the status page. The starter passes every listener bean on. */
 @Component
-public class LockActivity implements LockListener {
+public class LockActivity implements LockEventListener {
 
     private static final int KEPT = 30;
 
     private final ArrayDeque<Event> events = new ArrayDeque<>(); // guarded by this
 
     @Override
-    public void acquired(LockHandle lock, Duration waited) {
-        add("acquired", lock.key(), lock.name(),
-                "token " + lock.fencingToken() + ", waited " + waited.toMillis() + " ms");
-    }
-
-    @Override
-    public void notAcquired(String key, String name, Duration waited) {
-        add("not acquired", key, name, "held by another owner for " + waited.toMillis() + " ms");
-    }
-
-    @Override
-    public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-        add("failed", key, name, reason.getMessage());
-    }
-
-    @Override
-    public void released(LockHandle lock, Duration held) {
-        add("released", lock.key(), lock.name(), "held " + held.toMillis() + " ms");
-    }
-
-    @Override
-    public void leaseLost(LockHandle lock, LeaseLostException reason) {
-        add("lease lost", lock.key(), lock.name(), reason.getMessage());
-    }
-
-    @Override
-    public void releaseFailed(LockHandle lock, LockException reason) {
-        add("release failed", lock.key(), lock.name(), reason.getMessage());
+    public void onEvent(LockEvent event) {
+        if (event instanceof LockEvent.Acquired acquired) {
+            LockHandle lock = acquired.lock();
+            add("acquired", lock.key(), lock.name(),
+                    "token " + lock.fencingToken() + ", waited " + acquired.waited().toMillis() + " ms");
+        }
+        else if (event instanceof LockEvent.NotAcquired refused) {
+            add("not acquired", refused.key(), refused.name(),
+                    "held by another owner for " + refused.waited().toMillis() + " ms");
+        }
+        else if (event instanceof LockEvent.AcquireFailed failed) {
+            add("failed", failed.key(), failed.name(), failed.reason().getMessage());
+        }
+        else if (event instanceof LockEvent.HandedOff handedOff) {
+            add("handed off", handedOff.from().key(), handedOff.from().name(),
+                    "to token " + handedOff.to().fencingToken() + " in one call");
+        }
+        else if (event instanceof LockEvent.Released released) {
+            add("released", released.lock().key(), released.lock().name(),
+                    "held " + released.held().toMillis() + " ms");
+        }
+        else if (event instanceof LockEvent.LeaseLost lost) {
+            add("lease lost", lost.lock().key(), lost.lock().name(), lost.reason().getMessage());
+        }
+        else if (event instanceof LockEvent.ReleaseFailed failed) {
+            add("release failed", failed.lock().key(), failed.lock().name(), failed.reason().getMessage());
+        }
+        // acquisition starts and renewals would crowd out the rest of the page
     }
 
     private synchronized void add(String what, String key, String name, String detail) {

@@ -17,7 +17,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.distlock.LockListener;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.RedisLockServiceBuilder;
@@ -25,7 +25,7 @@ import dev.distlock.spring.RestartGraceMonitor;
 
 /**
  * Registers a {@link RedisLockService} as the {@link LockService}, on the context's {@link StringRedisTemplate} (or
- * its {@link RedisConnectionFactory}), configured from {@code distlock.*} and reporting to every {@link LockListener}
+ * its {@link RedisConnectionFactory}), configured from {@code distlock.*} and reporting to every {@link LockEventListener}
  * bean. Backs off when the application defines its own {@link LockService}; {@code distlock.enabled=false} turns it
  * off. The service checks Redis's permissions at startup and is closed before the Redis connections when the context
  * closes (see {@link LockServiceLifecycle}).
@@ -39,7 +39,7 @@ public final class DistributedLockAutoConfiguration {
     @ConditionalOnMissingBean(LockService.class)
     RedisLockService redisLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
             RestartGraceMonitor restartGrace, ObjectProvider<StringRedisTemplate> templates,
-            ObjectProvider<RedisConnectionFactory> connectionFactories, ObjectProvider<LockListener> listeners) {
+            ObjectProvider<RedisConnectionFactory> connectionFactories, ObjectProvider<LockEventListener> listeners) {
         RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories));
         BuilderProperties settings = sharedSettings(builder::keyPrefix, builder::maxKeyLength,
                 builder::defaultWaitTime, builder::watchdogLease, builder::renewalInterval, builder::tokenRetention,
@@ -62,9 +62,9 @@ public final class DistributedLockAutoConfiguration {
             .name("timeout", "distlock.replica-acknowledgements.timeout", acknowledgements.getTimeout())
             .apply(() -> builder.replicaAcknowledgements(acknowledgements.getReplicas(),
                     acknowledgements.getTimeout()), replicas);
-        List<LockListener> all = listeners.orderedStream().toList();
+        List<LockEventListener> all = listeners.orderedStream().toList();
         if (!all.isEmpty()) {
-            builder.listener(CompositeLockListener.of(all));
+            builder.listener(CompositeLockEventListener.of(all));
         }
         return settings.build(builder::build);
     }

@@ -14,12 +14,15 @@ import org.springframework.context.annotation.Primary;
 
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.micrometer.LockObservations;
 import dev.distlock.spring.micrometer.ObservedLockService;
 
 /**
- * Observes locks (see {@link ObservedLockService}) when Micrometer's Observation API is on the class path and the
- * application has an {@link ObservationRegistry}: the context's {@link RedisLockService} is wrapped in an
- * {@link ObservedLockService}, the primary {@link LockService} that applications and {@code @DistributedLock} use.
+ * Observes locks when Micrometer's Observation API is on the class path and the application has an
+ * {@link ObservationRegistry}: {@link LockObservations}, a listener of the lock services the starter builds, turns
+ * their events into observations (blocking, non-blocking and reactive calls alike), and the context's
+ * {@link RedisLockService} is wrapped in an {@link ObservedLockService}, the primary {@link LockService} that
+ * applications and {@code @DistributedLock} use, whose handles open their observation's scope.
  * {@code management.observations.enable.distlock=false} turns the observations off.
  */
 @AutoConfiguration(after = { ObservationAutoConfiguration.class, DistributedLockAutoConfiguration.class })
@@ -30,11 +33,16 @@ import dev.distlock.spring.micrometer.ObservedLockService;
 public final class DistributedLockObservationAutoConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
+    LockObservations distributedLockObservations(ObservationRegistry registry, LockMetricsProperties properties) {
+        return new LockObservations(registry, properties.names());
+    }
+
+    @Bean
     @Primary
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(RedisLockService.class)
-    ObservedLockService observedLockService(RedisLockService lockService, ObservationRegistry registry,
-            LockMetricsProperties properties) {
-        return new ObservedLockService(lockService, registry, properties.names());
+    ObservedLockService observedLockService(RedisLockService lockService, LockObservations observations) {
+        return new ObservedLockService(lockService, observations);
     }
 }

@@ -12,7 +12,7 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 
-import dev.distlock.LockListener;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.quorum.QuorumLockService;
@@ -43,7 +43,7 @@ public final class QuorumLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     QuorumLockService quorumLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
-            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockListener> listeners) {
+            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockEventListener> listeners) {
         QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates());
         BuilderProperties settings = DistributedLockAutoConfiguration.sharedSettings(builder::keyPrefix,
                 builder::maxKeyLength, builder::defaultWaitTime, builder::watchdogLease, builder::renewalInterval,
@@ -51,9 +51,9 @@ public final class QuorumLockAutoConfiguration {
             .set("nodeTimeout", QuorumProperties.PREFIX + ".node-timeout", quorum.getNodeTimeout(),
                     builder::nodeTimeout)
             .set("restartGrace", FreshRedis.PROPERTY, safety.getRestartGrace(), builder::restartGrace);
-        List<LockListener> all = listeners.orderedStream().toList();
+        List<LockEventListener> all = listeners.orderedStream().toList();
         if (!all.isEmpty()) {
-            builder.listener(CompositeLockListener.of(all));
+            builder.listener(CompositeLockEventListener.of(all));
         }
         QuorumLockService service = settings.build(builder::build);
         try {

@@ -8,11 +8,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
-import dev.distlock.LeaseLostException;
-import dev.distlock.LockException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
-import dev.distlock.LockListener;
 
 /**
  * Records lock events as Micrometer meters. Every meter is tagged with the lock's {@linkplain LockHandle#name() name}
@@ -22,22 +21,28 @@ import dev.distlock.LockListener;
  * <li>{@value #ACQUIRE_ATTEMPTS} (counter) and {@value #ACQUIRE_WAIT} (timer, the time spent acquiring), tagged
  * {@code name} and {@code outcome}: {@code acquired}, {@code timed_out} (held by another owner until the wait ended,
  * or at a {@code tryAcquire}'s one attempt), {@code redis_error}, {@code interrupted} or {@code failed}. A multi-key
- * acquisition counts one attempt per key;</li>
+ * acquisition counts one attempt per key, and blocking, non-blocking and reactive calls count alike;</li>
+ * <li>{@value #HAND_OFFS} (counter): locks handed straight from a releasing holder to a waiter of the same service,
+ * tagged {@code name};</li>
  * <li>{@value #HOLD} (timer): how long locks were held, recorded at each successful release, tagged {@code name};</li>
  * <li>{@value #RENEWALS} (counter): leases renewed by the watchdog, tagged {@code outcome} {@code renewed}, or
  * {@code failed} for a renewal that could not reach Redis (retried; the lease stays valid until its deadline);</li>
  * <li>{@value #LEASES_LOST} (counter): leases lost while held, tagged {@code name};</li>
  * <li>{@value #LOCKS_HELD} (gauge, untagged): the locks the service holds now, bound by {@link #heldLocks}.</li>
  * </ul>
- * Register it as a {@link LockListener} of the lock service; the starter does when a {@link MeterRegistry} bean exists.
+ * It is a {@link LockEventListener}: register it with the lock service's builder; the starter does when a
+ * {@link MeterRegistry} bean exists. Recording never blocks on Redis and never throws into a lock operation.
  */
-public final class LockMetrics implements LockListener {
+public final class LockMetrics implements LockEventListener {
 
     /** Acquire attempts, by name and outcome. */
     public static final String ACQUIRE_ATTEMPTS = "distlock.acquire.attempts";
 
     /** Time spent acquiring, by name and outcome. */
     public static final String ACQUIRE_WAIT = "distlock.acquire.wait";
+
+    /** Locks handed off from a releasing holder to a waiter of the same service, by name. */
+    public static final String HAND_OFFS = "distlock.handoffs";
 
     /** Time held, by name, recorded at release. */
     public static final String HOLD = "distlock.hold";
@@ -74,46 +79,49 @@ public final class LockMetrics implements LockListener {
     }
 
     @Override
-    public void acquired(LockHandle lock, Duration waited) {
-        attempt(this.names.of(lock.key(), lock.name()), LockOutcome.ACQUIRED, waited);
+    public void onEvent(LockEvent event) {
+        if (event instanceof LockEvent.Acquired acquired) {
+            attempt(name(acquired.lock()), LockOutcome.ACQUIRED, acquired.waited());
+        }
+        else if (event instanceof LockEvent.NotAcquired refused) {
+            attempt(this.names.of(refused.key(), refused.name()), LockOutcome.TIMED_OUT, refused.waited());
+        }
+        else if (event instanceof LockEvent.AcquireFailed failed) {
+            attempt(this.names.of(failed.key(), failed.name()), LockOutcome.of(failed.reason()), failed.waited());
+        }
+        else if (event instanceof LockEvent.Released released) {
+            Timer.builder(HOLD)
+                .description("How long locks were held, recorded at release")
+                .tag("name", name(released.lock()))
+                .register(this.registry)
+                .record(released.held());
+        }
+        else if (event instanceof LockEvent.HandedOff handedOff) {
+            Counter.builder(HAND_OFFS)
+                .description("Locks handed straight from a releasing holder to a waiter of the same service")
+                .tag("name", name(handedOff.from()))
+                .register(this.registry)
+                .increment();
+        }
+        else if (event instanceof LockEvent.Renewed renewed) {
+            renewals("renewed").increment(renewed.count());
+        }
+        else if (event instanceof LockEvent.RenewalFailed) {
+            renewals("failed").increment();
+        }
+        else if (event instanceof LockEvent.LeaseLost lost) {
+            Counter.builder(LEASES_LOST)
+                .description("Leases lost while held: the lock was taken or deleted, or Redis was unreachable too long")
+                .tag("name", name(lost.lock()))
+                .register(this.registry)
+                .increment();
+        }
+        // Acquiring (counted with its outcome) and ReleaseFailed (the lease lost or Redis down, counted there) add
+        // no meter of their own
     }
 
-    @Override
-    public void notAcquired(String key, String name, Duration waited) {
-        attempt(this.names.of(key, name), LockOutcome.TIMED_OUT, waited);
-    }
-
-    @Override
-    public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-        attempt(this.names.of(key, name), LockOutcome.of(reason), waited);
-    }
-
-    @Override
-    public void released(LockHandle lock, Duration held) {
-        Timer.builder(HOLD)
-            .description("How long locks were held, recorded at release")
-            .tag("name", this.names.of(lock.key(), lock.name()))
-            .register(this.registry)
-            .record(held);
-    }
-
-    @Override
-    public void renewed(int count) {
-        renewals("renewed").increment(count);
-    }
-
-    @Override
-    public void renewalFailed(LockHandle lock, Exception reason) {
-        renewals("failed").increment();
-    }
-
-    @Override
-    public void leaseLost(LockHandle lock, LeaseLostException reason) {
-        Counter.builder(LEASES_LOST)
-            .description("Leases lost while held: the lock was taken or deleted, or Redis was unreachable too long")
-            .tag("name", this.names.of(lock.key(), lock.name()))
-            .register(this.registry)
-            .increment();
+    private String name(LockHandle lock) {
+        return this.names.of(lock.key(), lock.name());
     }
 
     private void attempt(String name, LockOutcome outcome, Duration waited) {

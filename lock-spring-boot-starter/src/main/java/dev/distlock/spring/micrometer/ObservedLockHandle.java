@@ -3,33 +3,27 @@ package dev.distlock.spring.micrometer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-
-import io.micrometer.observation.Observation;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.spring.ScopedLockHandle;
 
-/** A handle whose release stops the observation of the time the lock was held. */
+/** A handle whose scope is that of its lock's {@value LockObservations#LOCKED} observation. */
 class ObservedLockHandle implements ScopedLockHandle {
 
     private final LockHandle lock;
 
-    private final Observation observation;
+    final LockObservations observations;
 
-    private final AtomicBoolean stopped = new AtomicBoolean();
-
-    ObservedLockHandle(LockHandle lock, Observation observation) {
+    ObservedLockHandle(LockHandle lock, LockObservations observations) {
         this.lock = lock;
-        this.observation = observation;
+        this.observations = observations;
     }
 
     @Override
     public Scope openScope() {
-        Observation.Scope scope = this.observation.openScope();
-        return scope::close;
+        return this.observations.openScope(this.lock);
     }
 
     @Override
@@ -69,44 +63,17 @@ class ObservedLockHandle implements ScopedLockHandle {
 
     @Override
     public void release() {
-        ending(this.lock::release);
+        this.lock.release();
     }
 
     @Override
     public void releaseAfter(Duration delay) {
-        ending(() -> this.lock.releaseAfter(delay));
+        this.lock.releaseAfter(delay);
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync() {
-        return this.lock.releaseAsync().whenComplete((ignored, failure) -> {
-            if (this.stopped.compareAndSet(false, true)) {
-                if (failure != null) {
-                    this.observation.error(failure);
-                }
-                this.observation.stop();
-            }
-        });
-    }
-
-    /** Runs a release, then stops the observation once, with the release's failure as its error. */
-    private void ending(Runnable release) {
-        try {
-            release.run();
-        }
-        catch (IllegalArgumentException ex) {
-            throw ex; // a bad argument released nothing
-        }
-        catch (RuntimeException ex) {
-            if (this.stopped.compareAndSet(false, true)) {
-                this.observation.error(ex);
-                this.observation.stop();
-            }
-            throw ex;
-        }
-        if (this.stopped.compareAndSet(false, true)) {
-            this.observation.stop();
-        }
+        return this.lock.releaseAsync();
     }
 
     @Override

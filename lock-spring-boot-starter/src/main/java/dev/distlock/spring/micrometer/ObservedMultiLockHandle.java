@@ -2,19 +2,23 @@ package dev.distlock.spring.micrometer;
 
 import java.util.List;
 
-import io.micrometer.observation.Observation;
-
 import dev.distlock.LockHandle;
 import dev.distlock.MultiLockHandle;
 
-/** The observed handle of a key set. */
+/** The scoped handle of a key set: its scope is that of its last key's lock. */
 final class ObservedMultiLockHandle extends ObservedLockHandle implements MultiLockHandle {
 
     private final MultiLockHandle locks;
 
-    ObservedMultiLockHandle(MultiLockHandle locks, Observation observation) {
-        super(locks, observation);
+    ObservedMultiLockHandle(MultiLockHandle locks, LockObservations observations) {
+        super(locks, observations);
         this.locks = locks;
+    }
+
+    @Override
+    public Scope openScope() {
+        List<LockHandle> members = this.locks.members();
+        return this.observations.openScope(members.get(members.size() - 1));
     }
 
     @Override

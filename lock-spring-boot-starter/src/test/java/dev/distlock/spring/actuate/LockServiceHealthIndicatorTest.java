@@ -13,7 +13,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockService;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockHealthAutoConfiguration;
@@ -64,14 +65,17 @@ class LockServiceHealthIndicatorTest {
     }
 
     /** Blocks the watchdog's thread at its first renewal until told to go on. */
-    static class StuckRenewals implements LockListener {
+    static class StuckRenewals implements LockEventListener {
 
         final CountDownLatch blocking = new CountDownLatch(1);
 
         final CountDownLatch unblock = new CountDownLatch(1);
 
         @Override
-        public void renewed(int count) {
+        public void onEvent(LockEvent event) {
+            if (!(event instanceof LockEvent.Renewed)) {
+                return;
+            }
             this.blocking.countDown();
             try {
                 this.unblock.await(30, TimeUnit.SECONDS);

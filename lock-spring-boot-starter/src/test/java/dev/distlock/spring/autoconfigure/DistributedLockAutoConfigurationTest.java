@@ -33,6 +33,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
@@ -289,12 +290,9 @@ class DistributedLockAutoConfigurationTest {
         }
 
         @Bean
-        LockListener failing() {
-            return new LockListener() {
-                @Override
-                public void acquired(LockHandle lock, Duration waited) {
-                    throw new IllegalStateException("listener failure for the test");
-                }
+        LockEventListener failing() {
+            return event -> {
+                throw new IllegalStateException("listener failure for the test");
             };
         }
 
@@ -304,6 +302,8 @@ class DistributedLockAutoConfigurationTest {
         }
     }
 
+    /** Written against the deprecated per-method listener, which the starter still passes events to. */
+    @SuppressWarnings("removal")
     static class RecordingListener implements LockListener {
 
         final List<String> events = new ArrayList<>();

@@ -128,6 +128,27 @@ class LockMetricsTest {
     }
 
     @Test
+    void nonBlockingAcquisitionsAndHandOffsAreCountedByTheSameRoute(RedisNode redis) {
+        runner(redis).run(context -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            LockService locks = context.getBean(LockService.class);
+            LockHandle held = locks.async().acquire("stock:sku-9f3a", LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+            LockOptions otherOwner = LockOptions.defaults().withOwner(new Object());
+            assertThat(locks.async().tryAcquire("stock:sku-9f3a", otherOwner).get(10, TimeUnit.SECONDS)).isEmpty();
+            held.releaseAsync().get(10, TimeUnit.SECONDS);
+            assertThat(attempts(meters, "stock", "acquired")).isEqualTo(1);
+            assertThat(attempts(meters, "stock", "timed_out")).isEqualTo(1);
+            Await.until(Duration.ofSeconds(10), () -> meters.find(LockMetrics.HOLD).timers().size() == 1,
+                    "the non-blocking release is timed");
+
+            int cycles = HotKey.hammer(locks, "cart:hot", () -> handOffs(meters, "cart") > 0, Duration.ofSeconds(30));
+            assertThat(handOffs(meters, "cart")).as("hand-offs among four threads of one service").isPositive();
+            assertThat(attempts(meters, "cart", "acquired")).isEqualTo(cycles);
+            assertNoKeyInAnyTag(meters);
+        });
+    }
+
+    @Test
     void callersWhoControlKeysCannotAddMetersAndDeclaredNamesAreCapped(RedisNode redis) {
         runner(redis).withPropertyValues("distlock.metrics.max-names=5").run(context -> {
             MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -165,6 +186,11 @@ class LockMetricsTest {
 
     private static Timer waits(MeterRegistry meters, String name, String outcome) {
         return meters.get(LockMetrics.ACQUIRE_WAIT).tag("name", name).tag("outcome", outcome).timer();
+    }
+
+    private static double handOffs(MeterRegistry meters, String name) {
+        Counter counter = meters.find(LockMetrics.HAND_OFFS).tag("name", name).counter();
+        return (counter != null) ? counter.count() : 0;
     }
 
     private static double leasesLost(MeterRegistry meters, String name) {

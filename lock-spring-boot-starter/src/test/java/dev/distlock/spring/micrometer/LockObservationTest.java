@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.micrometer.common.KeyValue;
@@ -27,6 +28,7 @@ import dev.distlock.LockTimeoutException;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;
+import dev.distlock.spring.ScopedLockHandle;
 import dev.distlock.spring.autoconfigure.DistributedLockObservationAutoConfiguration;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
@@ -50,20 +52,20 @@ class LockObservationTest {
             assertThat(context).hasSingleBean(RedisLockService.class);
             Recorder recorder = context.getBean(Recorder.class);
 
-            assertThat(context.getBean(Shop.class).buy("sku-9f3a")).isEqualTo(ObservedLockService.LOCKED);
+            assertThat(context.getBean(Shop.class).buy("sku-9f3a")).isEqualTo(LockObservations.LOCKED);
 
             String name = "LockObservationTest.Shop.buy";
             assertThat(recorder.stopped).extracting(Observation.Context::getContextualName)
                 .containsExactly("acquire " + name, "inventory update", "locked " + name);
             Observation.Context acquire = recorder.stopped.get(0);
-            assertThat(acquire.getName()).isEqualTo(ObservedLockService.ACQUIRE);
+            assertThat(acquire.getName()).isEqualTo(LockObservations.ACQUIRE);
             assertThat(low(acquire)).containsExactlyInAnyOrderEntriesOf(
                     Map.of("distlock.name", name, "distlock.mode", "exclusive", "distlock.outcome", "acquired"));
             Observation.Context work = recorder.stopped.get(1);
-            assertThat(work.getParentObservation().getContextView().getName()).isEqualTo(ObservedLockService.LOCKED);
+            assertThat(work.getParentObservation().getContextView().getName()).isEqualTo(LockObservations.LOCKED);
             Observation.Context locked = recorder.stopped.get(2);
             assertThat(low(locked)).containsExactlyInAnyOrderEntriesOf(
-                    Map.of("distlock.name", name, "distlock.mode", "exclusive"));
+                    Map.of("distlock.name", name, "distlock.mode", "exclusive", "distlock.handed.off", "false"));
             assertThat(locked.getHighCardinalityKeyValue("distlock.fencing.token").getValue()).matches("[0-9]+");
             assertThat(locked.getError()).isNull();
             recorder.assertNoKey("sku-9f3a");
@@ -82,12 +84,12 @@ class LockObservationTest {
             assertThat(locks.tryAcquire("stock:sku-9f3a", otherOwner)).isEmpty();
             held.release();
 
-            List<Observation.Context> acquires = recorder.named(ObservedLockService.ACQUIRE);
+            List<Observation.Context> acquires = recorder.named(LockObservations.ACQUIRE);
             assertThat(acquires).extracting(observation -> low(observation).get("distlock.outcome"))
                 .containsExactly("acquired", "timed_out", "timed_out");
-            assertThat(acquires.get(1).getError()).isInstanceOf(LockTimeoutException.class);
-            assertThat(acquires.get(2).getError()).isNull();
-            assertThat(recorder.named(ObservedLockService.LOCKED)).hasSize(1);
+            // refused is an outcome, not an error, whether the caller then throws (acquire) or not (tryAcquire)
+            assertThat(acquires).extracting(Observation.Context::getError).containsOnlyNulls();
+            assertThat(recorder.named(LockObservations.LOCKED)).hasSize(1);
             recorder.assertNoKey("sku-9f3a");
         });
     }
@@ -100,7 +102,7 @@ class LockObservationTest {
             LockService locks = context.getBean(LockService.class);
             String current = locks.executeLockedAll(List.of("account:1", "stock:2"), LockOptions.defaults(),
                     lock -> registry.getCurrentObservation().getContextView().getContextualName());
-            assertThat(current).isEqualTo("locked account+stock");
+            assertThat(current).as("a key set's scope is its last key's").isEqualTo("locked stock");
             assertThat(registry.getCurrentObservation()).isNull();
 
             LockHandle shortLease = locks.acquire("job:1", LockOptions.defaults().withLeaseTime(Duration.ofMillis(50)));
@@ -111,12 +113,42 @@ class LockObservationTest {
             assertThatThrownBy(shortLease::release).isInstanceOf(LeaseLostException.class);
             shortLease.release(); // a second release stops nothing more
 
-            List<Observation.Context> locked = recorder.named(ObservedLockService.LOCKED);
+            List<Observation.Context> locked = recorder.named(LockObservations.LOCKED);
             assertThat(locked).extracting(Observation.Context::getContextualName)
-                .containsExactly("locked account+stock", "locked job");
-            assertThat(locked.get(0).getError()).isNull();
-            assertThat(locked.get(1).getError()).isInstanceOf(LeaseLostException.class);
+                .containsExactlyInAnyOrder("locked account", "locked stock", "locked job");
+            assertThat(locked.subList(0, 2)).extracting(Observation.Context::getError).containsOnlyNulls();
+            assertThat(locked.get(2).getError()).isInstanceOf(LeaseLostException.class);
         });
+    }
+
+    @Test
+    void nonBlockingAcquisitionsAndHandOffsAreObservedByTheSameRoute(RedisNode redis) {
+        runner(redis).run(context -> {
+            Recorder recorder = context.getBean(Recorder.class);
+            ObservationRegistry registry = context.getBean(ObservationRegistry.class);
+            LockService locks = context.getBean(LockService.class);
+            LockHandle lock = locks.async().acquire("stock:sku-9f3a", LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+            try (ScopedLockHandle.Scope scope = ScopedLockHandle.openScope(lock)) {
+                assertThat(registry.getCurrentObservation().getContextView().getContextualName())
+                    .isEqualTo("locked stock");
+            }
+            lock.releaseAsync().get(10, TimeUnit.SECONDS);
+            Await.until(Duration.ofSeconds(10), () -> recorder.named(LockObservations.LOCKED).size() == 1,
+                    "the non-blocking release ends the locked observation");
+            assertThat(recorder.named(LockObservations.ACQUIRE)).singleElement()
+                .satisfies(acquire -> assertThat(low(acquire)).containsEntry("distlock.outcome", "acquired"));
+
+            HotKey.hammer(locks, "job:hot", () -> handedOff(recorder) > 0, Duration.ofSeconds(30));
+            assertThat(handedOff(recorder)).as("locked observations ended by a hand-off").isPositive();
+            recorder.assertNoKey("sku-9f3a");
+        });
+    }
+
+    private static long handedOff(Recorder recorder) {
+        return recorder.named(LockObservations.LOCKED)
+            .stream()
+            .filter(locked -> "true".equals(low(locked).get("distlock.handed.off")))
+            .count();
     }
 
     private static Map<String, String> low(Observation.Context context) {
