@@ -28,11 +28,20 @@ public enum ScriptArgument {
     /** The restart grace of a new grant, in ms; 0 for none. */
     RESTART_GRACE_MILLIS,
 
-    /** '1' when the caller waits if refused (acquire.lua then marks 'waiting'). */
+    /** '1' when the caller waits if refused (acquire.lua and sem-acquire.lua then mark 'waiting'). */
     WAITING,
 
     /** How long a waiter's place (a fair queue place, a write intent) lasts unless refreshed, in ms; 0 for none. */
     PLACE_LEASE_MILLIS,
+
+    /** A semaphore's limit, as this call names it: the most permits its holders may have at once. */
+    PERMIT_LIMIT,
+
+    /** The permits a semaphore acquisition asks for. */
+    PERMITS,
+
+    /** '1' for a fair semaphore: granted only to the first waiter, or when nobody waits. */
+    FAIR,
 
     /** How long the last fencing token, or a released hold's mark, is kept once the lock is free, in ms. */
     TOKEN_RETENTION_MILLIS,

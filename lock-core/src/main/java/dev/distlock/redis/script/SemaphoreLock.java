@@ -1,11 +1,28 @@
 package dev.distlock.redis.script;
 
+import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
+import static dev.distlock.redis.script.ScriptArgument.FAIR;
+import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
+import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
+import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
+import static dev.distlock.redis.script.ScriptArgument.PERMITS;
+import static dev.distlock.redis.script.ScriptArgument.PERMIT_LIMIT;
+import static dev.distlock.redis.script.ScriptArgument.PLACE_LEASE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
+import static dev.distlock.redis.script.ScriptArgument.REENTRY;
+import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.WAITING;
+import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.distlock.LockOptions;
 
@@ -24,14 +41,18 @@ import dev.distlock.LockOptions;
  */
 final class SemaphoreLock extends LockType {
 
-    private static final RedisScript<Long> ACQUIRE = LockScripts.load("sem-acquire.lua", Long.class);
+    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("sem-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, TOKEN_RETENTION_MILLIS, PERMIT_LIMIT, PERMITS, FAIR,
+            PLACE_LEASE_MILLIS, WAITING, CHANNEL, PUBLISH_COMMAND);
 
-    private static final RedisScript<Long> RELEASE = LockScripts.load("sem-release.lua", Long.class);
+    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("sem-release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
+            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE);
 
-    private static final RedisScript<Long> LEAVE = LockScripts.load("sem-leave.lua", Long.class);
+    static final ScriptLayout<Long> LEAVE = ScriptLayout.load("sem-leave.lua", Long.class, OWNER_TOKEN, CHANNEL,
+            PUBLISH_COMMAND);
 
     @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> RENEW = LockScripts.load("sem-renew.lua", List.class);
+    static final ScriptLayout<List> RENEW = ScriptLayout.load("sem-renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
 
     private final boolean fair;
 
@@ -66,19 +87,26 @@ final class SemaphoreLock extends LockType {
         String placeLease = (this.fair && grant.waiting()) ? this.context.waiterLeaseMillis() : "0";
         return this.context.scripts()
             .grantCall(ACQUIRE, List.of(leases(hold), permits(hold), holder(hold), name(hold, "sem:fence"),
-                    queue(hold), places(hold)), hold.ownerToken(), grant.holdId(), grant.leaseMillis(),
-                    this.context.tokenRetentionMillis(), grant.watchdogFlag(), grant.reentryFlag(), this.limit,
-                    this.permits, this.fair ? "1" : "0", placeLease, grant.waitingFlag(), hold.releaseChannel(),
-                    publishCommand());
+                    queue(hold), places(hold)), hold.ownerToken(), grant,
+                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
+                        .set(TOKEN_RETENTION_MILLIS, this.context.tokenRetentionMillis())
+                        .set(PERMIT_LIMIT, this.limit)
+                        .set(PERMITS, this.permits)
+                        .set(FAIR, this.fair ? "1" : "0")
+                        .set(PLACE_LEASE_MILLIS, placeLease)
+                        .set(WAITING, grant.waitingFlag())
+                        .set(CHANNEL, hold.releaseChannel())
+                        .set(PUBLISH_COMMAND, publishCommand()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
         return this.context.scripts()
-            .call(RELEASE, List.of(leases(hold), permits(hold), holder(hold), queue(hold)), hold.ownerToken(),
-                    release.holdId(), hold.releaseChannel(), this.context.clientId(),
-                    this.context.tokenRetentionMillis(), release.keepHeldMillis(), publishCommand(),
-                    release.watchdogFlag());
+            .call(RELEASE.script(), List.of(leases(hold), permits(hold), holder(hold), queue(hold)),
+                    LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
+                            this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand())
+                        .set(MESSAGE, this.context.clientId())
+                        .toArray());
     }
 
     @Override
@@ -100,8 +128,11 @@ final class SemaphoreLock extends LockType {
             return false;
         }
         return this.context.scripts()
-            .run(LEAVE, List.of(queue(hold), places(hold)), hold.ownerToken(), hold.releaseChannel(),
-                    publishCommand()) == 1;
+            .run(LEAVE.script(), List.of(queue(hold), places(hold)), LEAVE.newArguments()
+                .set(OWNER_TOKEN, hold.ownerToken())
+                .set(CHANNEL, hold.releaseChannel())
+                .set(PUBLISH_COMMAND, publishCommand())
+                .toArray()) == 1;
     }
 
     /** Every waiter checks again: a release may free permits for several. */

@@ -5,38 +5,54 @@
 -- KEYS[4]  the last fencing token of the semaphore
 -- KEYS[5]  the queue of a fair semaphore: waiting holder tokens by arrival (1, 2, 3, ...)
 -- KEYS[6]  the places: the same tokens, by when each place lapses unless refreshed (Redis ms)
--- ARGV[1]  holder token; ARGV[2] hold id; ARGV[3] lease in ms; ARGV[4] how long to keep the last fencing token, in ms
--- ARGV[5]  '1' when the watchdog renews this acquisition; ARGV[6] '1' for a re-entry (see acquire.lua)
--- ARGV[7]  the limit; ARGV[8] the permits asked for
--- ARGV[9]  '1' for a fair semaphore: granted only to the first waiter, or when nobody waits
--- ARGV[10] how long a fair waiter's place lasts unless refreshed, in ms; 0 for a call that joins no queue
--- ARGV[11] '1' when the caller waits if refused; ARGV[12] release channel; ARGV[13] the publish command
--- KEYS[7]  the restart grace marker; ARGV[14] the restart grace in ms (see acquire.lua)
+-- KEYS[7]  the restart grace marker (see restart-grace.lua)
+-- The arguments (see ScriptArgument; the first six as in acquire.lua, the seventh as in read-acquire.lua):
+-- ARGV[1]  OWNER_TOKEN             the holder token
+-- ARGV[2]  HOLD_ID
+-- ARGV[3]  LEASE_MILLIS
+-- ARGV[4]  WATCHDOG
+-- ARGV[5]  REENTRY                 (a semaphore is never re-entered: a retried call's holder token still holds)
+-- ARGV[6]  RESTART_GRACE_MILLIS
+-- ARGV[7]  TOKEN_RETENTION_MILLIS  how long to keep the last fencing token
+-- ARGV[8]  PERMIT_LIMIT            the limit
+-- ARGV[9]  PERMITS                 the permits asked for
+-- ARGV[10] FAIR                    '1' for a fair semaphore: granted only to the first waiter, or when nobody waits
+-- ARGV[11] PLACE_LEASE_MILLIS      how long a fair waiter's place lasts unless refreshed; 0 for a call that joins no
+--                                  queue
+-- ARGV[12] WAITING                 '1' when the caller waits if refused: the next release publishes
+-- ARGV[13] CHANNEL                 the release channel
+-- ARGV[14] PUBLISH_COMMAND         (see release.lua)
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the holder gone, or
--- -1 - (ms until it is worth trying again: the earliest lease end, or when the first waiter's place lapses) when not.
+-- -1 - (ms until it is worth trying again: the earliest lease end, or when the first waiter's place lapses) when not
+-- (-1 - 2^40 - ms: refused by the restart grace).
 -- A retried call (the holder's token still holds permits) records its hold id once and never counts permits twice.
+--#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('ZADD', KEYS[1], 'ZREM', KEYS[1], 'PEXPIRE', KEYS[1], 'HSET', KEYS[2],
-  'HDEL', KEYS[2], 'PEXPIRE', KEYS[2], 'HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'DEL', KEYS[3], 'HSET', KEYS[3],
-  'PEXPIRE', KEYS[3], 'SET', KEYS[4], 'ZADD', KEYS[5], 'ZREM', KEYS[5], 'ZADD', KEYS[6], 'ZREM', KEYS[6])
+--#include restart-grace.lua (defines restartGraceLeft)
+--#include add-hold.lua (defines addHold)
+--#include fair-queue.lua (defines dropLapsed)
+--#include sem-count.lua (defines countRefused, permitsInUse, keepUntil)
+local now = redis.call('TIME')
+local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local lease = tonumber(LEASE_MILLIS)
+local leaseEnd = string.format('%d', nowMillis + lease)
+local watched = WATCHDOG == '1'
+local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
+local refused = countRefused(KEYS[1], KEYS[2])
 if refused then
   return refused
 end
---#include restart-grace.lua (defines restartGraceLeft)
---#include add-hold.lua (defines addHold)
---#include sem-count.lua (defines permitsInUse, keepUntil)
-local now = redis.call('TIME')
-local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local lease = tonumber(ARGV[3])
-local leaseEnd = string.format('%d', nowMillis + lease)
-local watched = ARGV[5] == '1'
-local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
 local count = permitsInUse(KEYS[1], KEYS[2], nowMillis)
-local heldUntil = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+local heldUntil = tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
 if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
-  addHold(KEYS[3], ARGV[2], holdLease, watched) -- the same holder again (a retry): its permits count once
+  refused = refusedGrant('HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[3], 'PEXPIRE', KEYS[3],
+    'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2], 'HGET', KEYS[3])
+  if refused then
+    return refused
+  end
+  addHold(KEYS[3], HOLD_ID, holdLease, watched) -- the same holder again (a retry): its permits count once
   if heldUntil < nowMillis + lease then
-    redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
+    redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end
   if redis.call('PTTL', KEYS[3]) < lease then
     redis.call('PEXPIRE', KEYS[3], lease)
@@ -44,71 +60,85 @@ if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
   keepUntil(KEYS[1], KEYS[2], lease)
   return tonumber(redis.call('HGET', KEYS[3], 'fence'))
 end
-if ARGV[6] == '1' then
+if REENTRY == '1' then
   return 0
 end
-local limit, asked = tonumber(ARGV[7]), tonumber(ARGV[8])
-local fair, placeLease = ARGV[9] == '1', tonumber(ARGV[10])
+local limit, asked = tonumber(PERMIT_LIMIT), tonumber(PERMITS)
+local fair, placeLease = FAIR == '1', tonumber(PLACE_LEASE_MILLIS)
 local first
 if fair then
-  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', nowMillis)) do -- waiters that stopped refreshing
-    redis.call('ZREM', KEYS[5], gone)
-    redis.call('ZREM', KEYS[6], gone)
-  end
-  first = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
-end
-if (not first or first == ARGV[1]) and count + asked <= limit then
-  local graceLeft = restartGraceLeft(KEYS[7], tonumber(ARGV[14]))
-  if graceLeft then
-    return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see acquire.lua)
-  end
-  refused = fair and refusedGrant(ARGV[13], ARGV[12]) -- may wake the next waiter: checked before the writes
+  refused = refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6], 'ZRANGE', KEYS[5])
   if refused then
     return refused
   end
+  dropLapsed(KEYS[5], KEYS[6], nowMillis) -- waiters that stopped refreshing their places
+  first = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
+end
+if (not first or first == OWNER_TOKEN) and count + asked <= limit then
+  local graceLeft = restartGraceLeft(KEYS[7], tonumber(RESTART_GRACE_MILLIS))
+  if graceLeft then
+    return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see acquire.lua)
+  end
   -- A new grant: the token keeps increasing after the semaphore expired or was lost in a restart (see acquire.lua).
   local fence = math.max(tonumber(redis.call('GET', KEYS[4]) or 0) + 1, now[1] * 1000000 + now[2])
-  redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', ARGV[4])
   -- A 'released' mark of this token stays as long as it would have (see read-acquire.lua).
   local markedFor = (redis.call('HEXISTS', KEYS[3], 'released') == 1) and redis.call('PTTL', KEYS[3]) or 0
+  -- The grant's writes, and a fair grant's message to the next waiter, are checked before the first of them.
+  refused = refusedGrant('SET', KEYS[4], 'DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1],
+    'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
+    or (fair and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6], 'ZCARD', KEYS[5], PUBLISH_COMMAND, CHANNEL))
+  if refused then
+    return refused
+  end
+  redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS)
   redis.call('DEL', KEYS[3])
   redis.call('HSET', KEYS[3], 'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0,
-    ARGV[2], holdLease)
+    HOLD_ID, holdLease)
   if markedFor ~= 0 then
     redis.call('HSET', KEYS[3], 'released', 1)
   end
   redis.call('PEXPIRE', KEYS[3], math.max(lease, markedFor))
-  redis.call('ZADD', KEYS[1], leaseEnd, ARGV[1])
-  redis.call('HSET', KEYS[2], ARGV[1], asked, 'count', count + asked)
+  redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
+  redis.call('HSET', KEYS[2], OWNER_TOKEN, asked, 'count', count + asked)
   keepUntil(KEYS[1], KEYS[2], lease)
   if fair then
-    redis.call('ZREM', KEYS[5], ARGV[1])
-    redis.call('ZREM', KEYS[6], ARGV[1])
+    redis.call('ZREM', KEYS[5], OWNER_TOKEN)
+    redis.call('ZREM', KEYS[6], OWNER_TOKEN)
     if count + asked < limit and redis.call('ZCARD', KEYS[5]) > 0 then
-      redis.call(ARGV[13], ARGV[12], 'next') -- permits are left: the next waiter checks now
+      redis.call(PUBLISH_COMMAND, CHANNEL, 'next') -- permits are left: the next waiter checks now
     end
   end
   return fence
 end
+-- Refused. The reply comes first: the writes below change neither the first waiter's place nor the leases.
+local reply
+if first and first ~= OWNER_TOKEN then
+  -- another waiter comes first: try again when its place would lapse, or when a message wakes this waiter
+  reply = -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[6], first) or nowMillis) - nowMillis)
+else
+  local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
+  reply = -1 - math.max(0, tonumber(earliest or nowMillis) - nowMillis)
+end
 if fair and placeLease > 0 then
-  if not redis.call('ZSCORE', KEYS[5], ARGV[1]) then
-    local last = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
-    redis.call('ZADD', KEYS[5], (tonumber(last[2]) or 0) + 1, ARGV[1])
-    first = first or ARGV[1]
+  refused = refusedGrant('ZADD', KEYS[5], 'ZADD', KEYS[6], 'PTTL', KEYS[5], 'PEXPIRE', KEYS[5], 'PTTL', KEYS[6],
+    'PEXPIRE', KEYS[6], 'EXISTS', KEYS[2], 'HSET', KEYS[2])
+  if refused then
+    return refused
   end
-  redis.call('ZADD', KEYS[6], string.format('%d', nowMillis + placeLease), ARGV[1])
+  if not redis.call('ZSCORE', KEYS[5], OWNER_TOKEN) then
+    local last = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
+    redis.call('ZADD', KEYS[5], (tonumber(last[2]) or 0) + 1, OWNER_TOKEN)
+  end
+  redis.call('ZADD', KEYS[6], string.format('%d', nowMillis + placeLease), OWNER_TOKEN)
   for i = 5, 6 do
     if redis.call('PTTL', KEYS[i]) < placeLease then
       redis.call('PEXPIRE', KEYS[i], placeLease)
     end
   end
 end
-if ARGV[11] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('HSET', KEYS[2], 'waiting', 1) -- the next release publishes (sem-release.lua)
+-- The next release publishes (sem-release.lua). Checked with a fair place's writes; else the only write and the last
+-- command, which needs no check (see acquire.lua).
+if WAITING == '1' and redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('HSET', KEYS[2], 'waiting', 1)
 end
-if first and first ~= ARGV[1] then
-  -- another waiter comes first: try again when its place would lapse, or when a message wakes this waiter
-  return -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[6], first) or nowMillis) - nowMillis)
-end
-local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-return -1 - math.max(0, tonumber(earliest or nowMillis) - nowMillis)
+return reply

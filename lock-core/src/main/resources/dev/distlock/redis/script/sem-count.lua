@@ -1,9 +1,15 @@
--- A semaphore's permits in use (sem-acquire.lua): its leases (a sorted set of holder tokens by the end of each
--- holder's lease, Redis ms) and its permits (a hash: holder token -> permits it holds, 'count' = their sum, 'waiting'
--- = a waiting caller was refused since the last release message). Both keys always get the same expiry, at least the
--- latest lease end. permitsInUse(leases, permits, nowMillis) first frees the permits of holders whose lease ran out
--- (a holder that died frees its permits at its lease end, never later), then returns the count. The count is kept
--- from the permits of live holders only, so it can never drift below zero or above what they hold.
+-- A semaphore's permits in use (sem-acquire.lua, sem-release.lua, which include acl-guard.lua first): its leases (a
+-- sorted set of holder tokens by the end of each holder's lease, Redis ms) and its permits (a hash: holder token ->
+-- permits it holds, 'count' = their sum, 'waiting' = a waiting caller was refused since the last release message). Both
+-- keys always get the same expiry, at least the latest lease end. permitsInUse(leases, permits, nowMillis) first frees
+-- the permits of holders whose lease ran out (a holder that died frees its permits at its lease end, never later), then
+-- returns the count. The count is kept from the permits of live holders only, so it can never drift below zero or above
+-- what they hold. Its writes leave the count consistent on their own, so the ACL guard (acl-guard.lua) checks them
+-- apart, right before: countRefused.
+local function countRefused(leases, permits)
+  return refusedGrant('HGET', permits, 'HDEL', permits, 'ZREM', leases, 'ZCARD', leases, 'EXISTS', permits,
+    'HSET', permits)
+end
 local function permitsInUse(leases, permits, nowMillis)
   local count = tonumber(redis.call('HGET', permits, 'count') or 0)
   for _, gone in ipairs(redis.call('ZRANGEBYSCORE', leases, '-inf', nowMillis)) do

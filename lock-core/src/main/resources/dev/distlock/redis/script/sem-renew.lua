@@ -1,13 +1,15 @@
 -- Extends the leases of a batch of semaphore holders, each only if it still holds its permits.
 -- KEYS[3i-2], KEYS[3i-1], KEYS[3i]  the leases, the permits and the holder's hash of holder i (see sem-acquire.lua);
 --          one Redis Cluster slot
--- ARGV[1]    lease in milliseconds
--- ARGV[i+1]  the token of holder i
+-- The arguments (see ScriptArgument):
+-- ARGV[1]     LEASE_MILLIS
+-- ARGV[2...]  OWNER_TOKEN  the token of holder i is ARGV[i + 1]
 -- Returns, per holder, 1 when renewed, 0 when its lease had run out or its entry was deleted, and 2 when it holds
 -- but no open hold of it is renewed.
+--#arguments
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local lease = tonumber(ARGV[1])
+local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 for i = 1, #KEYS / 3 do
   local leases, permits, holder, token = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[i + 1]

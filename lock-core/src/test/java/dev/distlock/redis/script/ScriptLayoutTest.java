@@ -29,6 +29,7 @@ class ScriptLayoutTest {
         for (ScriptLayout<?> layout : List.of(LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.HAND_OFF,
                 LockScripts.RENEW, LockScripts.ACCESS_CHECK, FairLock.ACQUIRE, FairLock.RELEASE, FairLock.LEAVE,
                 ReadLock.ACQUIRE, ReadLock.RELEASE, ReadLock.RENEW, WriteLock.ACQUIRE, WriteLock.WITHDRAW,
+                SemaphoreLock.ACQUIRE, SemaphoreLock.RELEASE, SemaphoreLock.LEAVE, SemaphoreLock.RENEW,
                 // dev.distlock.redis.quorum.QuorumNode's, loaded the same way
                 ScriptLayout.load("quorum-fence.lua", Long.class, ScriptArgument.OWNER_TOKEN,
                         ScriptArgument.RAISE_TO, ScriptArgument.TOKEN_RETENTION_MILLIS))) {
@@ -72,17 +73,25 @@ class ScriptLayoutTest {
     @Test
     void sharedArgumentsKeepOnePositionInEachFamily() {
         for (ScriptLayout<?> grant : List.of(LockScripts.ACQUIRE, FairLock.ACQUIRE, ReadLock.ACQUIRE,
-                WriteLock.ACQUIRE)) {
+                WriteLock.ACQUIRE, SemaphoreLock.ACQUIRE)) {
             assertThat(grant.arguments().subList(0, LockScripts.GRANT_ARGUMENTS.size())).as(grant.file())
                 .isEqualTo(LockScripts.GRANT_ARGUMENTS);
         }
-        for (ScriptLayout<?> release : List.of(LockScripts.RELEASE, FairLock.RELEASE, ReadLock.RELEASE)) {
+        for (ScriptLayout<?> release : List.of(LockScripts.RELEASE, FairLock.RELEASE, ReadLock.RELEASE,
+                SemaphoreLock.RELEASE)) {
             assertThat(release.arguments().subList(0, LockScripts.RELEASE_ARGUMENTS.size())).as(release.file())
                 .isEqualTo(LockScripts.RELEASE_ARGUMENTS);
         }
         // the token retention, wherever a grant script takes it, and the place lease of the two waiting-place scripts
         assertThat(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
             .isEqualTo(WriteLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+        assertThat(SemaphoreLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
+            .isEqualTo(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+        // the release message, wherever a release script takes it
+        for (ScriptLayout<?> release : List.of(ReadLock.RELEASE, SemaphoreLock.RELEASE)) {
+            assertThat(release.arguments().indexOf(ScriptArgument.MESSAGE)).as(release.file())
+                .isEqualTo(LockScripts.RELEASE.arguments().indexOf(ScriptArgument.MESSAGE));
+        }
     }
 
     @Test
