@@ -1,9 +1,13 @@
 -- extendLease(key, lease): lets key live at least lease ms from now, never shortening a longer expiry (a re-entry or
--- a renewal never cuts a longer fixed lease short). Redis 7's PEXPIRE GT does it in one command; before, PTTL first.
+-- a renewal never cuts a longer fixed lease short). Redis 7: PEXPIRE GT, one command when the key already expires
+-- (a renewal); GT treats a key with no expiry as never expiring and sets nothing, so a key just created (a first
+-- reader's set, a fair waiter's queue) then gets its expiry from PEXPIRE NX. Before Redis 7, PTTL first.
 -- Under the ACL guard (Redis 7 only) it runs PEXPIRE alone.
 local function extendLease(key, lease)
   if redis.REDIS_VERSION_NUM then
-    redis.call('PEXPIRE', key, lease, 'GT')
+    if redis.call('PEXPIRE', key, lease, 'GT') == 0 then
+      redis.call('PEXPIRE', key, lease, 'NX')
+    end
   elseif redis.call('PTTL', key) < lease then
     redis.call('PEXPIRE', key, lease)
   end
