@@ -239,9 +239,9 @@ public final class RedisLockServiceBuilder {
     }
 
     /**
-     * Bounds runs of local hand-offs. Threads of this service waiting for the same exclusive lock queue here, and
-     * only the first of them competes in Redis; a holder releasing its last hold hands the lock straight to the next
-     * of them, in one script call that ends its hold and grants a new one (new owner token, higher fencing token,
+     * Bounds runs of local hand-offs. Callers of this service waiting for the same exclusive lock, blocking or
+     * non-blocking ({@code async()}), queue in one local queue, and only the first of them competes in Redis; a holder
+     * releasing its last hold with {@code release()} hands the lock straight to the next of them, in one script call that ends its hold and grants a new one (new owner token, higher fencing token,
      * fresh lease). After {@code maxHandOffs} hand-offs in a row, or {@code maxTime} since the run began, the lock is
      * freed instead whenever a waiter of another service was refused meanwhile, and this service's waiters hold back
      * for 5 ms so that the other one gets it. {@code maxHandOffs} 0 turns hand-offs off (the queue stays). Default
