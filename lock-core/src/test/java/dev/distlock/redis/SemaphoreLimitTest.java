@@ -24,6 +24,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -116,8 +117,22 @@ class SemaphoreLimitTest {
         }
         assertThat(new HashSet<>(tokens)).as("every grant has a token of its own").hasSameSizeAs(tokens);
         assertThat(sections.size()).as("cycles run").isGreaterThan(SERVICES * THREADS_PER_SERVICE * ITERATIONS / 2);
-        assertThat(maxOpen(sections, true)).as("holders at once that held their permit to the end (the limit reached)")
-            .isEqualTo(LIMIT);
+        List<LockHandle> all = new ArrayList<>(); // no permit counted twice or left counted: all LIMIT come back
+        Await.until(Duration.ofSeconds(10), () -> {
+            all.forEach(LockHandle::release);
+            all.clear();
+            for (int i = 0; i < LIMIT; i++) {
+                services.get(0).tryAcquire("export", permit.withWaitTime(Duration.ZERO)).ifPresent(all::add);
+            }
+            return all.size() == LIMIT;
+        }, "every permit free again after the run (got " + all.size() + ")");
+        assertThat(services.get(1).tryAcquire("export", permit.withWaitTime(Duration.ZERO))).as("one over the limit")
+            .isEmpty();
+        all.forEach(LockHandle::release);
+        // Paused holders keep most permits most of the time (150 ms against a few ms of work), so how many valid
+        // holders overlapped varies from run to run; that the limit is reachable is shown just above.
+        assertThat(maxOpen(sections, true)).as("holders at once that held their permit to the end")
+            .isBetween(2, LIMIT);
         assertThat(sections).as("some holders paused past their lease").anyMatch(section -> !section.validAtEnd());
         assertThat(maxOpen(sections, false)).as("the paused holders overlapped the permits' next holders")
             .isGreaterThan(LIMIT);
@@ -144,9 +159,7 @@ class SemaphoreLimitTest {
             Thread.sleep(300); // a GC pause or a stopped process: past the lease
         }
         else {
-            for (int spin = random.nextInt(3); spin >= 0; spin--) {
-                Thread.yield();
-            }
+            Thread.sleep(1 + random.nextInt(3)); // work long against a round trip, so that the holders overlap
         }
         long end = System.nanoTime();
         boolean valid = handle.isHeld();
