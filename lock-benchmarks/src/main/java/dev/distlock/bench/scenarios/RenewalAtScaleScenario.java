@@ -150,7 +150,7 @@ public final class RenewalAtScaleScenario implements Scenario {
             keysAtEnd = probe.keyCount();
         }
         finally {
-            holder.runOnAll(index -> releaseAll(held), BOUND);
+            holder.runOnAll(index -> WatchdogScenario.releaseAll(held), BOUND);
         }
         Thread.sleep(1_000);
         return new Result(idleMicrosPerSecond, List.copyOf(slices), keysAtEnd, probe.keyCount());
@@ -163,18 +163,6 @@ public final class RenewalAtScaleScenario implements Scenario {
             held.add(client.acquire("s9:lock:" + i));
         }
         return held;
-    }
-
-    private static Void releaseAll(List<LockClient.Held> held) {
-        for (LockClient.Held lock : held) {
-            try {
-                lock.release();
-            }
-            catch (Exception ex) {
-                // expires with its lease; the server is flushed before the next implementation
-            }
-        }
-        return null;
     }
 
     /** One measured slice: what Redis did and how long it lasted. */
