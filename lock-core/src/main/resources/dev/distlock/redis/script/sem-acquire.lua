@@ -54,9 +54,7 @@ if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
   if heldUntil < nowMillis + lease then
     redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end
-  if redis.call('PTTL', KEYS[3]) < lease then
-    redis.call('PEXPIRE', KEYS[3], lease)
-  end
+  extendLease(KEYS[3], lease)
   keepUntil(KEYS[1], KEYS[2], lease)
   return tonumber(redis.call('HGET', KEYS[3], 'fence'))
 end
@@ -130,11 +128,8 @@ if fair and placeLease > 0 then
     redis.call('ZADD', KEYS[5], (tonumber(last[2]) or 0) + 1, OWNER_TOKEN)
   end
   redis.call('ZADD', KEYS[6], string.format('%d', nowMillis + placeLease), OWNER_TOKEN)
-  for i = 5, 6 do
-    if redis.call('PTTL', KEYS[i]) < placeLease then
-      redis.call('PEXPIRE', KEYS[i], placeLease)
-    end
-  end
+  extendLease(KEYS[5], placeLease)
+  extendLease(KEYS[6], placeLease)
 end
 -- The next release publishes (sem-release.lua). Checked with a fair place's writes; else the only write and the last
 -- command, which needs no check (see acquire.lua).

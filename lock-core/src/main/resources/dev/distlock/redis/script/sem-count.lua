@@ -1,3 +1,4 @@
+--#include extend-lease.lua (defines extendLease)
 -- A semaphore's permits in use (sem-acquire.lua, sem-release.lua, which include acl-guard.lua first): its leases (a
 -- sorted set of holder tokens by the end of each holder's lease, Redis ms) and its permits (a hash: holder token ->
 -- permits it holds, 'count' = their sum, 'waiting' = a waiting caller was refused since the last release message). Both
@@ -27,9 +28,6 @@ local function permitsInUse(leases, permits, nowMillis)
 end
 -- keepUntil(leases, permits, ms): both keys live at least ms more (never shortened).
 local function keepUntil(leases, permits, ms)
-  for _, key in ipairs({leases, permits}) do
-    if redis.call('PTTL', key) < ms then
-      redis.call('PEXPIRE', key, ms)
-    end
-  end
+  extendLease(leases, ms)
+  extendLease(permits, ms)
 end

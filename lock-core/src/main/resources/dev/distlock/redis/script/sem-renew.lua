@@ -7,6 +7,7 @@
 -- Returns, per holder, 1 when renewed, 0 when its lease had run out or its entry was deleted, and 2 when it holds
 -- but no open hold of it is renewed.
 --#arguments
+--#include extend-lease.lua (defines extendLease)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(LEASE_MILLIS)
@@ -21,11 +22,9 @@ for i = 1, #KEYS / 3 do
     if leaseEnd < nowMillis + lease then -- never shortens a longer fixed lease of a retried call
       redis.call('ZADD', leases, string.format('%d', nowMillis + lease), token)
     end
-    for _, key in ipairs({holder, leases, permits}) do
-      if redis.call('PTTL', key) < lease then
-        redis.call('PEXPIRE', key, lease)
-      end
-    end
+    extendLease(holder, lease)
+    extendLease(leases, lease)
+    extendLease(permits, lease)
     renewed[i] = 1
   else
     renewed[i] = 0
