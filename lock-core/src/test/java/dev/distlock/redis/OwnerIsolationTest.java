@@ -65,7 +65,7 @@ class OwnerIsolationTest {
         String hash = "distlock:{stolen}:lock";
         List<String> fields = List.of(redis.call("HKEYS", hash).split("\n"));
         String holdId = fields.stream().filter(field -> field.matches("\\d+")).findFirst().orElseThrow();
-        redis.call("HDEL", hash, holdId, "owner", "holds", "watched");
+        redis.call("HDEL", hash, holdId, "owner", "holds", held.ownerToken());
         redis.call("HSET", hash, "released", held.ownerToken());
 
         Await.until(Duration.ofSeconds(5), () -> !held.isHeld() && lost.get() != null,

@@ -1,6 +1,7 @@
 -- Acquires an exclusive lock, or re-enters it for the same owner.
--- KEYS[1]  the lock hash: 'owner' = owner token, 'holds' = open holds, 'watched' = open holds the watchdog renews,
---          one field per open hold id (its lease end in Redis ms, or 'w' when the watchdog renews it),
+-- KEYS[1]  the lock hash: 'owner' = owner token, 'holds' = open holds, a field named by the owner token = open holds
+--          the watchdog renews (renew.lua reads it alone), one field per open hold id (its lease end in Redis ms, or
+--          'w' when the watchdog renews it),
 --          'fence' = last fencing token, 'released' = token of the last owner to free it, 'chain' = the first token
 --          of the run of grants since the hash last vanished, each ended by its owner's release (see release.lua)
 -- KEYS[2]  the restart grace marker (see restart-grace.lua)
@@ -25,10 +26,9 @@
 --#include delayed-release.lua (defines heldFor)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain', 'until')
 local owner = state[1]
-local lease = tonumber(LEASE_MILLIS)
 local watched = WATCHDOG == '1'
 if owner == OWNER_TOKEN then
-  return reenter(KEYS[1], HOLD_ID, lease, watched, nil) or tonumber(state[2])
+  return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, nil) or tonumber(state[2])
 end
 if REENTRY == '1' then
   return 0
@@ -43,7 +43,7 @@ end
 if owner then
   local leaseLeft = redis.call('PTTL', KEYS[1])
   if WAITING == '1' then
-    redis.call('HSET', KEYS[1], 'waiting', 1) -- the only write, and the last command: needs no guard
+    redis.call('HSET', KEYS[1], 'waiting', '1') -- the only write, and the last command: needs no guard
   end
   return -1 - leaseLeft
 end
@@ -55,4 +55,4 @@ local refused = refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end
-return tonumber(grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, lease, watched, state[2], state[3], nil))
+return tonumber(grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, state[2], state[3], nil))

@@ -13,14 +13,16 @@ local function notOwnerReply(state, ownerToken, token)
   return -2
 end
 -- keepLongestLease: after one of several holds of hash ended (watchdogHold: the watchdog renewed it), when no open
--- hold is renewed the hash keeps the longest lease its open holds asked for, and no more. Returns that lease end
--- (Redis ms), or 0 when the expiry was left as it is.
-local function keepLongestLease(hash, watchdogHold)
+-- hold is renewed the hash keeps the longest lease its open holds asked for, and no more. watchedField: the field that
+-- counts the renewed holds (see add-hold.lua). Returns that lease end (Redis ms), or 0 when the expiry was left as it
+-- is. (A lock hash's owner-token field holds 0 or a count, never a lease end: were a token all digits, it could only
+-- raise the longest lease to a time in 1970.)
+local function keepLongestLease(hash, watchedField, watchdogHold)
   local watched
   if watchdogHold then
-    watched = redis.call('HINCRBY', hash, 'watched', -1)
+    watched = redis.call('HINCRBY', hash, watchedField, '-1')
   else
-    watched = tonumber(redis.call('HGET', hash, 'watched'))
+    watched = tonumber(redis.call('HGET', hash, watchedField))
   end
   if watched ~= 0 then
     return 0

@@ -28,12 +28,11 @@
 --#include delayed-release.lua (defines heldFor)
 local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until', 'fence', 'chain')
 local owner = ownerState[1]
-local lease = tonumber(LEASE_MILLIS)
 local watched = WATCHDOG == '1'
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 if owner == OWNER_TOKEN then
-  return reenter(KEYS[1], HOLD_ID, lease, watched, now) or tonumber(ownerState[3])
+  return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, now) or tonumber(ownerState[3])
 end
 if REENTRY == '1' then
   return 0
@@ -60,7 +59,7 @@ if not owner and (not first or first == OWNER_TOKEN) then
   if refused then
     return refused
   end
-  local fence = grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, lease, watched, ownerState[3], ownerState[4], now)
+  local fence = grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, ownerState[3], ownerState[4], now)
   redis.call('ZREM', KEYS[2], OWNER_TOKEN)
   redis.call('ZREM', KEYS[3], OWNER_TOKEN)
   local following = redis.call('ZRANGE', KEYS[2], 0, 0)[1]

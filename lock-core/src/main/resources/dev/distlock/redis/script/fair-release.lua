@@ -28,8 +28,8 @@ if state[5] ~= '1' then
     return refused
   end
   redis.call('HDEL', KEYS[1], HOLD_ID)
-  redis.call('HINCRBY', KEYS[1], 'holds', -1)
-  keepLongestLease(KEYS[1], WATCHDOG == '1')
+  redis.call('HINCRBY', KEYS[1], 'holds', '-1')
+  keepLongestLease(KEYS[1], OWNER_TOKEN, WATCHDOG == '1')
   return 2
 end
 if tonumber(KEEP_HELD_MILLIS) > 0 then
@@ -37,7 +37,7 @@ if tonumber(KEEP_HELD_MILLIS) > 0 then
   if refused then
     return refused
   end
-  redis.call('HDEL', KEYS[1], HOLD_ID)
+  redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
   keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0) -- held, unrenewed
   return 1
 end
@@ -47,7 +47,7 @@ local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1
 if refused then
   return refused
 end
-redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', 'watched')
+redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN)
 redis.call('HSET', KEYS[1], 'released', OWNER_TOKEN)
 redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
 local now = redis.call('TIME')

@@ -37,7 +37,7 @@ local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields a
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMillis) -- readers whose lease ran out
 local readUntil = tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
 if readUntil and redis.call('HEXISTS', KEYS[2], 'holds') == 1 then
-  addHold(KEYS[2], HOLD_ID, holdLease, watched)
+  addHold(KEYS[2], HOLD_ID, holdLease, watched and 'watched')
   if readUntil < nowMillis + lease then -- a re-entry never shortens the lease
     redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end

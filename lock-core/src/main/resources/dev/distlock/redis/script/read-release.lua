@@ -39,7 +39,7 @@ if redis.call('HDEL', KEYS[2], HOLD_ID) == 0 then
   return 0
 end
 if redis.call('HINCRBY', KEYS[2], 'holds', -1) > 0 then
-  local leaseEnd = keepLongestLease(KEYS[2], WATCHDOG == '1') -- the reader keeps its longest open lease
+  local leaseEnd = keepLongestLease(KEYS[2], 'watched', WATCHDOG == '1') -- the reader keeps its longest open lease
   if leaseEnd > 0 then
     redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), OWNER_TOKEN)
   end

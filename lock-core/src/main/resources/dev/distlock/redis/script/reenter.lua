@@ -1,10 +1,10 @@
 --#include add-hold.lua (defines addHold)
 --#include extend-lease.lua (defines extendLease)
--- The owner of a lock hash (acquire.lua's layout) takes one more hold: recorded once (a retried call never counts
--- twice), its lease end ('w' for the watchdog's) in its field, and the hash's lease extended, never shortened. now: a
--- TIME reply, or nil to read the clock only for a fixed lease. Returns NOPERM's error reply when the ACL guard refuses
--- (nothing written), else nil.
-local function reenter(hash, holdId, lease, watched, now)
+-- The owner (ownerToken) of a lock hash (acquire.lua's layout) takes one more hold: recorded once (a retried call never
+-- counts twice), its lease end ('w' for the watchdog's) in its field, and the hash's lease (leaseMillis, the argument's
+-- text) extended, never shortened. now: a TIME reply, or nil to read the clock only for a fixed lease. Returns NOPERM's
+-- error reply when the ACL guard refuses (nothing written), else nil.
+local function reenter(hash, ownerToken, holdId, leaseMillis, watched, now)
   local refused = refusedGrant('HSETNX', hash, 'HINCRBY', hash, 'PEXPIRE', hash)
   if refused then
     return refused
@@ -12,9 +12,9 @@ local function reenter(hash, holdId, lease, watched, now)
   local holdLease = 'w'
   if not watched then
     now = now or redis.call('TIME')
-    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + lease)
+    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(leaseMillis))
   end
-  addHold(hash, holdId, holdLease, watched)
-  extendLease(hash, lease)
+  addHold(hash, holdId, holdLease, watched and ownerToken)
+  extendLease(hash, leaseMillis)
   return nil
 end

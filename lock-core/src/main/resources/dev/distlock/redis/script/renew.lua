@@ -1,5 +1,6 @@
 -- Extends the leases of a batch of exclusive locks, each only if its owner still holds it and one of the owner's open
--- holds asked for renewal (see acquire.lua).
+-- holds asked for renewal (see acquire.lua): one HGET of the field named by the owner token, which counts the owner's
+-- renewed holds (see add-hold.lua) and exists only while that owner holds the lock.
 -- KEYS[i]  a lock hash (see acquire.lua); all keys of one call live in one Redis Cluster slot
 -- The arguments (see ScriptArgument):
 -- ARGV[1]     LEASE_MILLIS
@@ -8,16 +9,15 @@
 -- hold is renewed (the owner's renewed holds were released, or the lock is kept until a delay ends).
 --#arguments
 --#include extend-lease.lua (defines extendLease)
-local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 for i, key in ipairs(KEYS) do
-  local state = redis.call('HMGET', key, 'owner', 'watched')
-  if state[1] ~= ARGV[i + 1] then
+  local watched = redis.call('HGET', key, ARGV[i + 1])
+  if not watched then
     renewed[i] = 0
-  elseif state[2] == '0' then
+  elseif watched == '0' then
     renewed[i] = 2
   else
-    extendLease(key, lease) -- never shortens a longer fixed lease of a re-entry
+    extendLease(key, LEASE_MILLIS) -- never shortens a longer fixed lease of a re-entry
     renewed[i] = 1
   end
 end

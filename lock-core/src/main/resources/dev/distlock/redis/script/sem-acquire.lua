@@ -50,7 +50,7 @@ if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
   if refused then
     return refused
   end
-  addHold(KEYS[3], HOLD_ID, holdLease, watched) -- the same holder again (a retry): its permits count once
+  addHold(KEYS[3], HOLD_ID, holdLease, watched and 'watched') -- the same holder again (a retry): its permits count once
   if heldUntil < nowMillis + lease then
     redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end
@@ -134,6 +134,6 @@ end
 -- The next release publishes (sem-release.lua). Checked with a fair place's writes; else the only write and the last
 -- command, which needs no check (see acquire.lua).
 if WAITING == '1' and redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('HSET', KEYS[2], 'waiting', 1)
+  redis.call('HSET', KEYS[2], 'waiting', '1')
 end
 return reply

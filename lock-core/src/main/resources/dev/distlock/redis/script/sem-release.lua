@@ -45,7 +45,7 @@ if tonumber(state[3] or 0) > 1 then
   end
   redis.call('HDEL', KEYS[3], HOLD_ID)
   redis.call('HINCRBY', KEYS[3], 'holds', -1)
-  local leaseEnd = keepLongestLease(KEYS[3], WATCHDOG == '1') -- the holder keeps its longest open lease
+  local leaseEnd = keepLongestLease(KEYS[3], 'watched', WATCHDOG == '1') -- the holder keeps its longest open lease
   if leaseEnd > 0 then
     redis.call('ZADD', KEYS[1], string.format('%d', leaseEnd), OWNER_TOKEN)
   end

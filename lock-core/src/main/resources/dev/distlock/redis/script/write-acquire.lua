@@ -24,12 +24,11 @@
 --#include delayed-release.lua (defines heldFor)
 local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until', 'fence', 'chain')
 local owner = ownerState[1]
-local lease = tonumber(LEASE_MILLIS)
 local watched = WATCHDOG == '1'
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 if owner == OWNER_TOKEN then
-  return reenter(KEYS[1], HOLD_ID, lease, watched, now) or tonumber(ownerState[3])
+  return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, now) or tonumber(ownerState[3])
 end
 if REENTRY == '1' then
   return 0
@@ -68,7 +67,8 @@ if graceLeft then
   return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
 end
 -- A new grant: its token follows the lock's last token, kept apart from the writer's hash (readers take tokens too).
-local fence = grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, lease, watched, redis.call('GET', KEYS[4]), ownerState[4], now)
+local fence = grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, redis.call('GET', KEYS[4]), ownerState[4],
+  now)
 redis.call('SET', KEYS[4], fence, 'PX', TOKEN_RETENTION_MILLIS)
 if redis.call('GET', KEYS[3]) == OWNER_TOKEN then
   redis.call('DEL', KEYS[3])
