@@ -64,7 +64,7 @@ public final class ScriptCases {
         IntFunction<ScriptCall> grant = i -> exclusive.acquireCall(holder(exclusive, i, "a"), watched("1"));
         cases.add(of("acquire: new grant, watchdog lease", "the common uncontended acquire", List.of(), grant,
                 positive()));
-        cases.add(Baseline.of("acquire.lua", "acquire: new grant", List.of(), grant, Baseline.ACQUIRE, positive())
+        cases.add(Baseline.of("acquire.lua", "acquire: new grant", List.of(), grant, null, positive())
             .comparedWith("acquire: new grant, watchdog lease"));
         IntFunction<ScriptCall> otherFreed = i -> exclusive.releaseCall(holder(exclusive, i, "b"), releaseOf("1"));
         cases.add(of("acquire: new grant after another owner's release", "a lock cycle's acquire: the hash is kept",
@@ -72,7 +72,7 @@ public final class ScriptCases {
                 positive()));
         cases.add(Baseline.of("acquire.lua", "acquire: new grant after another owner's release",
                 List.of(i -> exclusive.acquireCall(holder(exclusive, i, "b"), watched("1")), otherFreed), grant,
-                Baseline.ACQUIRE, positive()));
+                null, positive()));
         cases.add(of("acquire: the same, no restart grace", "the restart grace's EXISTS (and its arguments)",
                 List.of(), i -> this.typesWithoutGrace.get(LockMode.EXCLUSIVE)
                     .acquireCall(holder(exclusive, i, "a"), watched("1")), positive()));
@@ -83,24 +83,24 @@ public final class ScriptCases {
         IntFunction<ScriptCall> reentry = i -> exclusive.acquireCall(holder(exclusive, i, "a"),
                 new LockType.Grant("2", LEASE, true, true, false));
         cases.add(of("acquire: re-entry", "a second hold of the owner", List.of(grant), reentry, positive()));
-        cases.add(Baseline.of("acquire.lua", "acquire: re-entry", List.of(grant), reentry, Baseline.ACQUIRE,
+        cases.add(Baseline.of("acquire.lua", "acquire: re-entry", List.of(grant), reentry, null,
                 positive()));
         IntFunction<ScriptCall> refusal = i -> exclusive.acquireCall(holder(exclusive, i, "b"),
                 new LockType.Grant("1", LEASE, true, false, true));
         cases.add(of("acquire: refused, caller waits", "a refusal that marks 'waiting'", List.of(grant), refusal,
                 reply -> reply < 0));
         cases.add(Baseline.of("acquire.lua", "acquire: refused, caller waits", List.of(grant), refusal,
-                Baseline.ACQUIRE, reply -> reply < 0));
+                null, reply -> reply < 0));
 
         IntFunction<ScriptCall> release = i -> exclusive.releaseCall(holder(exclusive, i, "a"), releaseOf("1"));
         cases.add(of("release: last hold, nobody waited", "the common release (no PUBLISH)", List.of(grant), release,
                 equal(1)));
         cases.add(Baseline.of("release.lua", "release: last hold, nobody waited", List.of(grant), release,
-                Baseline.RELEASE, equal(1)));
+                null, equal(1)));
         cases.add(of("release: last hold, a waiter was refused", "+ PUBLISH to a channel nobody listens to",
                 List.of(grant, refusedWaiter(exclusive)), release, equal(1)));
         cases.add(Baseline.of("release.lua", "release: last hold, a waiter was refused",
-                List.of(grant, refusedWaiter(exclusive)), release, Baseline.RELEASE, equal(1)));
+                List.of(grant, refusedWaiter(exclusive)), release, null, equal(1)));
         addVariant(cases, "release: nobody waited, no ACL guard", "the ACL guard", List.of(grant), release,
                 ScriptCases::noGuard, equal(1));
         addVariant(cases, "release: nobody waited, keeps nothing", "what a release keeps ('released', 'chain')",
@@ -152,6 +152,9 @@ public final class ScriptCases {
         cases.add(unit("floor + HSET of 6 fields and PEXPIRE", "a new grant's writes", grant,
                 "redis.call('HSET', KEYS[1], 'owner', 'o', 'holds', 1, 'watched', 1, '1', 'w', 'fence', 1, 'chain', 1)"
                         + " redis.call('PEXPIRE', KEYS[1], 30000) return 1"));
+        cases.add(unit("floor + HSET of 6 fields and PEXPIRE, numbers as text", "what Redis's formatting of Lua numbers costs",
+                grant, "redis.call('HSET', KEYS[1], 'owner', 'o', 'holds', '1', 'watched', '1', '1', 'w', 'fence', '1',"
+                        + " 'chain', '1') redis.call('PEXPIRE', KEYS[1], '30000') return 1"));
         cases.add(unit("floor + HSET of 3 fields and PEXPIRE", "a new grant's writes, half the fields", grant,
                 "redis.call('HSET', KEYS[1], 'owner', 'o', '1', 'w', 'fence', 1)"
                         + " redis.call('PEXPIRE', KEYS[1], 30000) return 1"));
@@ -178,6 +181,9 @@ public final class ScriptCases {
             if (reference == null && name.endsWith(Baseline.BEFORE)) {
                 reference = names.stream().filter(other -> other.equals(name.replace(Baseline.BEFORE, "")))
                     .findFirst().orElse(null);
+            }
+            if (reference == null && name.endsWith(", numbers as text")) {
+                reference = name.replace(", numbers as text", "");
             }
             if (reference == null && name.startsWith("floor + ")) {
                 reference = "floor: EVALSHA of `return 1`";
