@@ -1,0 +1,119 @@
+package dev.distlock.redis.script;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.redis.RedisClients;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+/**
+ * renew.lua on its own: it reads one field, named by the owner token, so every path that ends or hands on an owner
+ * must take that field away, or a renewal would extend a lock its owner no longer holds.
+ */
+@RedisTest
+class RenewScriptTest {
+
+    private static final String LONG_LEASE = "600000";
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    private LockScripts scripts;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+        this.scripts = new LockScripts(this.clients.template());
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.clients.close();
+    }
+
+    @Test
+    void aWatchedHoldIsRenewedAndAReleasedOneIsNot() {
+        String hash = "distlock:{renew1}:lock";
+        grant(hash, "owner-a", "1", "10000", true);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.RENEWED);
+        assertThat(ttl(hash)).isGreaterThan(10_000);
+        assertThat(renew(hash, "owner-b")).as("another owner").isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+
+        assertThat(release(hash, "owner-a", "1", true, "0")).isEqualTo(LockScripts.FREED);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(ttl(hash)).as("the kept hash lives for the token retention only").isLessThanOrEqualTo(60_000);
+    }
+
+    @Test
+    void onlyFixedHoldsLeftAreHeldButNeverRenewed() {
+        String hash = "distlock:{renew2}:lock";
+        grant(hash, "owner-a", "1", "10000", true);
+        grant(hash, "owner-a", "2", "20000", false); // a re-entry with a fixed lease
+        assertThat(release(hash, "owner-a", "1", true, "0")).isEqualTo(LockScripts.STILL_HELD);
+
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_RENEWED);
+        assertThat(ttl(hash)).as("the fixed lease, not the renewal's").isLessThanOrEqualTo(20_000);
+    }
+
+    @Test
+    void aLockKeptByADelayedReleaseIsNotRenewed() {
+        String hash = "distlock:{renew3}:lock";
+        grant(hash, "owner-a", "1", "10000", true);
+        assertThat(release(hash, "owner-a", "1", true, "3000")).isEqualTo(LockScripts.FREED);
+
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(this.redis.call("HEXISTS", hash, "owner-a")).as("the owner's field is gone").isEqualTo("0");
+        assertThat(ttl(hash)).as("the retention, not the renewal's lease").isLessThanOrEqualTo(60_000);
+    }
+
+    @Test
+    void aLockHandedOnIsRenewedForItsNewOwnerOnly() {
+        String hash = "distlock:{renew4}:lock";
+        long fence = grant(hash, "owner-a", "1", "10000", true);
+        long handed = this.scripts.handOff(hash, "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
+                new LockType.Grant("2", "10000", true, false, false), false).run();
+        assertThat(handed).isGreaterThan(fence);
+
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(renew(hash, "owner-b")).isEqualTo(LockScripts.RENEWED);
+    }
+
+    @Test
+    void aNewOwnerAfterAReleaseStartsWithItsOwnCount() {
+        String hash = "distlock:{renew5}:lock";
+        grant(hash, "owner-a", "1", "10000", true);
+        assertThat(release(hash, "owner-a", "1", true, "0")).isEqualTo(LockScripts.FREED);
+        grant(hash, "owner-b", "2", "10000", false);
+
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(renew(hash, "owner-b")).as("a fixed lease").isEqualTo(LockScripts.NOT_RENEWED);
+    }
+
+    private long grant(String hash, String owner, String holdId, String leaseMillis, boolean watchdog) {
+        long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false, false))
+            .run();
+        assertThat(fence).isPositive();
+        return fence;
+    }
+
+    private long release(String hash, String owner, String holdId, boolean watchdog, String keepHeldMillis) {
+        return this.scripts.release(hash, owner, new LockType.Release(holdId, 0, watchdog, keepHeldMillis),
+                "distlock:{x}:released", "test", "60000", "PUBLISH", false).run();
+    }
+
+    private int renew(String hash, String owner) {
+        return this.scripts.renew(List.of(hash), List.of(owner), LONG_LEASE)[0];
+    }
+
+    private long ttl(String hash) {
+        return Long.parseLong(this.redis.call("PTTL", hash));
+    }
+}
