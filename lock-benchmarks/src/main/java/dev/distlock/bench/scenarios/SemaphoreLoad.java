@@ -50,7 +50,7 @@ final class SemaphoreLoad {
         Gate gate = new Gate(pool.size(), length.toNanos());
         Holders[] holders = new Holders[this.keys.size()];
         for (int i = 0; i < holders.length; i++) {
-            holders[i] = new Holders();
+            holders[i] = new Holders(this.mostHolders);
         }
         List<ThreadResult> results = pool.runOnAll(index -> {
             int semaphore = index % holders.length;
@@ -94,19 +94,27 @@ final class SemaphoreLoad {
         return result;
     }
 
-    /** This JVM's holders of one semaphore. */
-    private final class Holders {
+    /** This JVM's holders of one semaphore, and the most any semaphore had ({@code most}, shared). */
+    static final class Holders {
 
         private final AtomicInteger count = new AtomicInteger();
 
+        private final AtomicInteger most;
+
+        Holders(AtomicInteger most) {
+            this.most = most;
+        }
+
+        /** Right after an acquire returned: a violation in {@code result} when the count passes the limit. */
         void acquired(ThreadResult result) {
             int now = this.count.incrementAndGet();
-            SemaphoreLoad.this.mostHolders.accumulateAndGet(now, Math::max);
+            this.most.accumulateAndGet(now, Math::max);
             if (now > SemaphoreClient.LIMIT) {
                 result.violation();
             }
         }
 
+        /** Right before the release. */
         void releasing() {
             this.count.decrementAndGet();
         }
