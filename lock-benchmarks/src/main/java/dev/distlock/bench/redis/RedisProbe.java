@@ -55,27 +55,11 @@ public final class RedisProbe {
 
     /**
      * The memory of the keys matching {@code pattern}: the sum of their {@code MEMORY USAGE ... SAMPLES 0} (every
-     * element counted), in one script call ({@code KEYS}: for small test data sets only).
+     * element, the key's name and its dictionary entry counted; not the keyspace's buckets nor the expiry table), in
+     * one script call ({@code KEYS}: for small test data sets only).
      */
     public long keyBytes(String pattern) {
         return Long.parseLong(this.node.call("EVAL", KEY_BYTES, "0", pattern));
-    }
-
-    /**
-     * The keyspace's own bookkeeping from {@code MEMORY STATS}: {@code overhead.hashtable.main} plus
-     * {@code overhead.hashtable.expires} of every database (the dictionary entries and buckets of keys and of their
-     * expiry times, which {@code MEMORY USAGE} leaves out).
-     */
-    public long keyspaceOverhead() {
-        List<String> stats = List.of(this.node.call("MEMORY", "STATS").split("\n"));
-        long sum = 0;
-        for (int i = 0; i + 1 < stats.size(); i++) {
-            String name = stats.get(i).trim();
-            if (name.equals("overhead.hashtable.main") || name.equals("overhead.hashtable.expires")) {
-                sum += Long.parseLong(stats.get(i + 1).trim());
-            }
-        }
-        return sum;
     }
 
     /** The keys matching {@code pattern} ({@code KEYS}: for small test data sets only). */

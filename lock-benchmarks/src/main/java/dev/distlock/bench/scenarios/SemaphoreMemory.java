@@ -16,10 +16,10 @@ import dev.distlock.bench.redis.RedisProbe;
 /**
  * What scenario 11's semaphores take in Redis, on an emptied server: {@value #SEMAPHORES} semaphores of 5 made ready
  * and given one held permit each, then four more permits held on each (all 5 in use), then all released. At each step
- * a {@link Snapshot} reads the keys' memory ({@code MEMORY USAGE} of every key plus the keyspace's dictionaries) and,
- * as a cross-check, {@code used_memory} less the clients' buffers, which also moves with everything else the server
- * allocates. Both implementations get a lease of {@link #LEASE}, long enough that nothing expires or is renewed
- * meanwhile. One semaphore's keys with 5 permits held are listed too.
+ * a {@link Snapshot} reads {@code used_memory} less the clients' buffers once it has settled (everything the data
+ * costs, the keyspace's tables included) and, as a check, the sum of every key's {@code MEMORY USAGE}. Both
+ * implementations get a lease of {@link #LEASE}, long enough that nothing expires or is renewed meanwhile. One
+ * semaphore's keys with 5 permits held are listed too.
  */
 final class SemaphoreMemory {
 
@@ -31,6 +31,11 @@ final class SemaphoreMemory {
 
     private static final int THREADS = 4;
 
+    private static final Duration SETTLE = Duration.ofMillis(250);
+
+    /** Bytes two reads may differ by and count as settled: a few bytes per semaphore. */
+    private static final long SETTLED_WITHIN = 1_024;
+
     private static final String PREFIX = "s11:mem:";
 
     private SemaphoreMemory() {
@@ -39,15 +44,23 @@ final class SemaphoreMemory {
     /**
      * Redis memory at one step.
      *
-     * @param keyBytes the sum of every key's {@code MEMORY USAGE} plus the keyspace's dictionaries
-     * @param usedMemory {@code used_memory} less the clients' buffers
+     * @param usedMemory {@code used_memory} less the clients' buffers, once two reads {@link #SETTLE} apart agree
+     * @param keyBytes the sum of every key's {@code MEMORY USAGE}
      * @param keys how many keys there were
      */
-    record Snapshot(long keyBytes, long usedMemory, long keys) {
+    record Snapshot(long usedMemory, long keyBytes, long keys) {
 
-        static Snapshot of(RedisProbe probe) {
-            long keyBytes = probe.keyBytes("*") + probe.keyspaceOverhead();
-            return new Snapshot(keyBytes, probe.memoryWithoutClients(), probe.keyCount());
+        static Snapshot of(RedisProbe probe) throws InterruptedException {
+            long deadline = System.nanoTime() + SETTLE.multipliedBy(20).toNanos();
+            long before = probe.memoryWithoutClients();
+            Thread.sleep(SETTLE.toMillis());
+            long used = probe.memoryWithoutClients();
+            while (Math.abs(used - before) > SETTLED_WITHIN && System.nanoTime() - deadline < 0) {
+                before = used;
+                Thread.sleep(SETTLE.toMillis());
+                used = probe.memoryWithoutClients();
+            }
+            return new Snapshot(used, probe.keyBytes("*"), probe.keyCount());
         }
     }
 
@@ -58,22 +71,24 @@ final class SemaphoreMemory {
     record Result(Snapshot empty, Snapshot oneEach, Snapshot full, Snapshot released,
             List<String> keysOfFullSemaphore) {
 
-        /** A semaphore made ready, with one permit held: keys' memory, and used_memory's figure as a cross-check. */
+        /** A semaphore made ready, with one permit held (used_memory). */
         double bytesPerSemaphore() {
-            return (this.oneEach.keyBytes() - this.empty.keyBytes()) / (double) SEMAPHORES;
-        }
-
-        double usedMemoryPerSemaphore() {
             return (this.oneEach.usedMemory() - this.empty.usedMemory()) / (double) SEMAPHORES;
         }
 
-        /** Each further held permit (the 2nd to 5th of each semaphore). */
-        double bytesPerFurtherPermit() {
-            return (this.full.keyBytes() - this.oneEach.keyBytes()) / (double) furtherPermits();
+        /** The same from the keys' MEMORY USAGE. */
+        double keyBytesPerSemaphore() {
+            return (this.oneEach.keyBytes() - this.empty.keyBytes()) / (double) SEMAPHORES;
         }
 
-        double usedMemoryPerFurtherPermit() {
+        /** Each further held permit, the 2nd to 5th of each semaphore (used_memory). */
+        double bytesPerFurtherPermit() {
             return (this.full.usedMemory() - this.oneEach.usedMemory()) / (double) furtherPermits();
+        }
+
+        /** The same from the keys' MEMORY USAGE. */
+        double keyBytesPerFurtherPermit() {
+            return (this.full.keyBytes() - this.oneEach.keyBytes()) / (double) furtherPermits();
         }
 
         private static long furtherPermits() {
@@ -90,7 +105,7 @@ final class SemaphoreMemory {
         }
 
         double bytesLeftPerSemaphore() {
-            return (this.released.keyBytes() - this.empty.keyBytes()) / (double) SEMAPHORES;
+            return (this.released.usedMemory() - this.empty.usedMemory()) / (double) SEMAPHORES;
         }
     }
 

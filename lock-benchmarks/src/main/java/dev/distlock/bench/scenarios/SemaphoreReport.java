@@ -55,12 +55,12 @@ final class SemaphoreReport {
 
     private String memoryTable() {
         Table table = new Table("implementation", "B per semaphore, one permit held", "B per further held permit",
-                "same from used_memory: per semaphore", "per further permit", "keys per semaphore, 5 held",
+                "MEMORY USAGE: per semaphore", "MEMORY USAGE: per further permit", "keys per semaphore, 5 held",
                 "keys left per semaphore right after release", "B left per semaphore right after release");
         StringBuilder keys = new StringBuilder();
         this.memory.forEach((implementation, r) -> {
             table.row(implementation.label(), Fmt.count(r.bytesPerSemaphore()), Fmt.count(r.bytesPerFurtherPermit()),
-                    Fmt.count(r.usedMemoryPerSemaphore()), Fmt.count(r.usedMemoryPerFurtherPermit()),
+                    Fmt.count(r.keyBytesPerSemaphore()), Fmt.count(r.keyBytesPerFurtherPermit()),
                     Fmt.decimal(r.keysPerFullSemaphore()), Fmt.decimal(r.keysLeftPerSemaphore()),
                     Fmt.count(r.bytesLeftPerSemaphore()));
             keys.append("- ").append(implementation.label()).append(" keys of one semaphore with 5 permits held: ")
@@ -68,10 +68,10 @@ final class SemaphoreReport {
                 .append('\n');
         });
         return String.format(Locale.ROOT, "Redis memory of %,d semaphores of 5, per semaphore or per permit: the "
-                + "difference in the sum of every key's MEMORY USAGE plus the keyspace's dictionaries "
-                + "(overhead.hashtable.main and .expires of MEMORY STATS); beside it, the difference in used_memory "
-                + "less the clients' buffers, which also moves with whatever else the server allocates or frees "
-                + "meanwhile (tens of kB here, so several bytes per permit):%n%n", SemaphoreMemory.SEMAPHORES)
+                + "difference in used_memory less the clients' buffers (INFO memory), read once it has settled, "
+                + "which counts everything the data costs; beside it the difference in the sum of every key's "
+                + "MEMORY USAGE, which counts each key's name, value and dictionary entry but not the keyspace's "
+                + "buckets nor the expiry table, and rounds differently:%n%n", SemaphoreMemory.SEMAPHORES)
                 + table.render() + "\n" + keys;
     }
 
