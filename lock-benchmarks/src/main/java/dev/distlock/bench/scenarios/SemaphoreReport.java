@@ -72,7 +72,9 @@ final class SemaphoreReport {
                 + "which counts everything the data costs; beside it the difference in the sum of every key's "
                 + "MEMORY USAGE, which counts each key's name, value and dictionary entry but not the keyspace's "
                 + "buckets nor the expiry table, and rounds differently:%n%n", SemaphoreMemory.SEMAPHORES)
-                + table.render() + "\n" + keys;
+                + table.render() + "\n" + keys + "- Left right after release: distlock keeps each semaphore's last "
+                + "fencing token and each released holder's mark for its retry window, after which they expire "
+                + "(docs/semaphores.md); Redisson keeps the semaphore's count key, without an expiry.\n";
     }
 
     /** Figures and ratios side by side, without a verdict. */
