@@ -26,12 +26,13 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
     private static final int MAX_IN_FLIGHT = 4096;
 
     static final String USAGE = """
-            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6,7,8,9,10]
+            Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6,7,8,9,10,11]
                    [--implementations=distlock,redisson,spring-integration,raw-floor,distlock-async,redisson-async]
                    [--in-flight=N] [--out=FILE]
               --quick            short smoke run (about 10 minutes) instead of the full run (about 30 minutes)
               --scenarios        which scenarios to run (default all); 7 and 8 run the non-blocking APIs, 9 renewal
-                                 at 10,000 held locks, 10 capacity per lock type (starts a 3-master Redis Cluster)
+                                 at 10,000 held locks, 10 capacity per lock type (starts a 3-master Redis Cluster),
+                                 11 leased semaphores of 5 permits (distlock and redisson only)
               --implementations  which implementations to compare (default all); each scenario runs those it covers
               --in-flight        lock cycles one thread keeps in flight in scenarios 7, 8 and 10 (default 64)
               --out              also write the markdown report to FILE, and each scenario's SVG chart beside it
@@ -41,7 +42,7 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
     static RunConfig parse(String... args) {
         boolean quick = false;
         List<Implementation> implementations = List.of(Implementation.values());
-        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5", "6", "7", "8", "9", "10"));
+        Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"));
         int inFlight = DEFAULT_IN_FLIGHT;
         Path out = null;
         for (String arg : args) {

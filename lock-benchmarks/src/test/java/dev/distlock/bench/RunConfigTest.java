@@ -12,7 +12,7 @@ class RunConfigTest {
     @Test
     void runsEveryScenarioAndImplementationWithSixtyFourCyclesInFlightByDefault() {
         RunConfig config = RunConfig.parse();
-        assertThat(config.scenarios()).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10");
+        assertThat(config.scenarios()).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
         assertThat(config.implementations()).contains(Implementation.DISTLOCK_ASYNC, Implementation.REDISSON_ASYNC);
         assertThat(config.inFlight()).isEqualTo(64);
     }
@@ -30,5 +30,10 @@ class RunConfigTest {
             .withMessageStartingWith("--in-flight must be a whole number from 1 to 4096, not '0'");
         assertThatIllegalArgumentException().isThrownBy(() -> RunConfig.parse("--in-flight=many"))
             .withMessageStartingWith("--in-flight must be a whole number");
+    }
+
+    @Test
+    void theSemaphoreScenarioIsChosenByItsNumber() {
+        assertThat(RunConfig.parse("--quick", "--scenarios=11").scenarios()).containsExactly("11");
     }
 }

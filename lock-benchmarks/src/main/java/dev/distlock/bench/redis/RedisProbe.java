@@ -1,6 +1,7 @@
 package dev.distlock.bench.redis;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -13,7 +14,13 @@ import dev.distlock.test.RedisNode;
 public final class RedisProbe {
 
     /** Commands the harness itself sends around a window; left out of every count. */
-    static final Set<String> HARNESS_COMMANDS = Set.of("info", "config|resetstat", "flushall", "dbsize", "monitor");
+    static final Set<String> HARNESS_COMMANDS = Set.of("info", "config|resetstat", "flushall", "dbsize",
+            "monitor", "keys", "memory|usage");
+
+    private static final String KEY_BYTES = "local total = 0 "
+            + "for _, key in ipairs(redis.call('KEYS', ARGV[1])) do "
+            + "total = total + (redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0') or 0) end "
+            + "return total";
 
     private final RedisNode node;
 
@@ -33,6 +40,38 @@ public final class RedisProbe {
 
     public long keyCount() {
         return Long.parseLong(this.node.call("DBSIZE"));
+    }
+
+    /**
+     * {@code used_memory} less {@code mem_clients_normal} and {@code mem_clients_slaves} of {@code INFO memory}: the
+     * bytes the server's allocator has handed out, without the connections' buffers, which grow and shrink with
+     * traffic (and with this probe's own connection) rather than with the data.
+     */
+    public long memoryWithoutClients() {
+        String info = this.node.call("INFO", "memory");
+        return Long.parseLong(field(info, "used_memory")) - Long.parseLong(field(info, "mem_clients_normal"))
+                - Long.parseLong(field(info, "mem_clients_slaves"));
+    }
+
+    /**
+     * The memory of the keys matching {@code pattern}: the sum of their {@code MEMORY USAGE ... SAMPLES 0} (every
+     * element, the key's name and its dictionary entry counted; not the keyspace's buckets nor the expiry table), in
+     * one script call ({@code KEYS}: for small test data sets only).
+     */
+    public long keyBytes(String pattern) {
+        return Long.parseLong(this.node.call("EVAL", KEY_BYTES, "0", pattern));
+    }
+
+    /** The keys matching {@code pattern} ({@code KEYS}: for small test data sets only). */
+    public List<String> keys(String pattern) {
+        String reply = this.node.call("KEYS", pattern);
+        return (reply == null || reply.isEmpty()) ? List.of() : List.of(reply.split("\n"));
+    }
+
+    /** {@code MEMORY USAGE key SAMPLES 0}: the bytes one key takes, all its elements counted; 0 when it is gone. */
+    public long memoryUsage(String key) {
+        String reply = this.node.call("MEMORY", "USAGE", key, "SAMPLES", "0");
+        return (reply == null) ? 0 : Long.parseLong(reply);
     }
 
     public String serverVersion() {

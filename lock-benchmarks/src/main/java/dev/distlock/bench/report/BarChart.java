@@ -104,9 +104,10 @@ public final class BarChart {
             }
             double end = axisLeft + bar.median() / scaleMax * axisWidth;
             out.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
-                    + "height=\"%d\" fill=\"%s\"><title>%s: %s (%s–%s)</title></rect>%n", axisLeft, y + 6,
+                    + "height=\"%d\" fill=\"%s\"><title>%s: %s%s</title></rect>%n", axisLeft, y + 6,
                     end - axisLeft, ROW_HEIGHT - 12, COLOURS[i % COLOURS.length], escape(bar.label()),
-                    value(bar.median()), value(bar.min()), value(bar.max())));
+                    value(bar.median()), (Double.isNaN(bar.min()) && Double.isNaN(bar.max())) ? ""
+                            : " (" + value(bar.min()) + "–" + value(bar.max()) + ")"));
             double textX = end;
             if (!Double.isNaN(bar.min()) && !Double.isNaN(bar.max())) {
                 double low = axisLeft + bar.min() / scaleMax * axisWidth;

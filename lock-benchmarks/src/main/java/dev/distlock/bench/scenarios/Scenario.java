@@ -10,7 +10,7 @@ import dev.distlock.bench.harness.BenchContext;
 /** One benchmark scenario, run for every implementation in turn against the same server. */
 public interface Scenario {
 
-    /** "1" to "10", as on the command line. */
+    /** "1" to "11", as on the command line. */
     String id();
 
     String title();
@@ -51,6 +51,6 @@ public interface Scenario {
         return List.of(LockCycleScenario.uncontended(), LockCycleScenario.ownKeys(), LockCycleScenario.hotKey(),
                 new WatchdogScenario(), new WaitersScenario(), new TwoProcessScenario(),
                 AsyncCycleScenario.distinctKeys(), AsyncCycleScenario.hotKey(), new RenewalAtScaleScenario(),
-                new CapacityScenario());
+                new CapacityScenario(), new SemaphoreScenario());
     }
 }

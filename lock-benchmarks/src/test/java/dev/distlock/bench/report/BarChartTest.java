@@ -68,6 +68,13 @@ class BarChartTest {
     }
 
     @Test
+    void aSingleFigureWithoutIterationsHasNoRangeInItsTooltip() throws Exception {
+        Document svg = parse(BarChart.svg("t", List.of(new BarChart.Panel("Redis memory, bytes", "", List.of(
+                new BarChart.Bar("distlock, semaphore", 826, Double.NaN, Double.NaN))))));
+        assertThat(texts(svg)).contains("distlock, semaphore: 826").noneMatch(text -> text.contains("n/a"));
+    }
+
+    @Test
     void refusesAChartWithNothingToDraw() {
         assertThatIllegalArgumentException().isThrownBy(() -> BarChart.svg("t", List.of()));
         assertThatIllegalArgumentException()

@@ -28,7 +28,7 @@ class ScenarioCoverageTest {
         assertThat(AsyncCycleScenario.hotKey().covered(ALL)).containsExactly(Implementation.DISTLOCK_ASYNC,
                 Implementation.REDISSON_ASYNC);
         assertThat(Scenario.all()).extracting(Scenario::id)
-            .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10");
+            .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
     }
 
     @Test
@@ -39,5 +39,13 @@ class ScenarioCoverageTest {
         assertThat(new CapacityScenario().covered(List.of(Implementation.DISTLOCK_ASYNC)))
             .containsExactly(Implementation.DISTLOCK_ASYNC);
         assertThat(new CapacityScenario().covered(List.of(Implementation.REDISSON))).isEmpty();
+    }
+
+    @Test
+    void theSemaphoreScenarioComparesDistlockAndRedissonOnly() {
+        assertThat(new SemaphoreScenario().covered(ALL)).containsExactly(Implementation.DISTLOCK,
+                Implementation.REDISSON);
+        assertThat(new SemaphoreScenario().covered(List.of(Implementation.SPRING_INTEGRATION, Implementation.RAW,
+                Implementation.DISTLOCK_ASYNC))).isEmpty();
     }
 }
