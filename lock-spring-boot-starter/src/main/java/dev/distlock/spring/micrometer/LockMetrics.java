@@ -1,6 +1,7 @@
 package dev.distlock.spring.micrometer;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -11,6 +12,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
@@ -80,6 +82,11 @@ public final class LockMetrics implements LockEventListener {
     public static final int MAX_TRACKED = 100_000;
 
     private static final String UNKNOWN_MODE = "unknown";
+
+    /** The {@code mode} tag value of each mode, by ordinal. */
+    private static final String[] MODE_TAGS = Arrays.stream(LockMode.values())
+        .map(mode -> mode.name().toLowerCase(Locale.ROOT))
+        .toArray(String[]::new);
 
     private static final Log logger = LogFactory.getLog(LockMetrics.class);
 
@@ -182,7 +189,7 @@ public final class LockMetrics implements LockEventListener {
             return;
         }
         this.acquiring.put(start.attempt(), new Tags(this.names.of(start.key(), start.name()),
-                start.mode().name().toLowerCase(Locale.ROOT), start.mode().isSemaphore() ? start.permits() : 0));
+                MODE_TAGS[start.mode().ordinal()], start.mode().isSemaphore() ? start.permits() : 0));
     }
 
     private Tags ended(long attempt, String key, String name) {
@@ -203,10 +210,12 @@ public final class LockMetrics implements LockEventListener {
                 return;
             }
         }
-        this.holding.put(lock, tags);
         if (tags.permits > 0) {
-            permitGauge(tags).add(lock, tags.permits);
+            HeldPermits gauge = permitGauge(tags);
+            tags.gauge = gauge;
+            gauge.add(lock, tags.permits);
         }
+        this.holding.put(lock, tags); // after the gauge, which a release finds through this map
     }
 
     private Tags held(LockHandle lock) {
@@ -219,8 +228,9 @@ public final class LockMetrics implements LockEventListener {
         if (tags == null) {
             return new Tags(name(lock), UNKNOWN_MODE, 0);
         }
-        if (tags.permits > 0) {
-            permitGauge(tags).remove(lock);
+        HeldPermits gauge = tags.gauge;
+        if (gauge != null) {
+            gauge.remove(lock);
         }
         return tags;
     }
@@ -274,7 +284,21 @@ public final class LockMetrics implements LockEventListener {
         }
     }
 
-    /** The tags of one acquisition, and the permits it asked for (0 for a lock). */
-    private record Tags(String name, String mode, int permits) {
+    /** The tags of one acquisition, the permits it asked for (0 for a lock), and their gauge once granted. */
+    private static final class Tags {
+
+        final String name;
+
+        final String mode;
+
+        final int permits;
+
+        volatile @Nullable HeldPermits gauge;
+
+        Tags(String name, String mode, int permits) {
+            this.name = name;
+            this.mode = mode;
+            this.permits = permits;
+        }
     }
 }
