@@ -21,8 +21,14 @@ public sealed interface LockEvent {
      *
      * @param attempt the number shared by this acquisition's events, unique within the JVM
      * @param name the lock's name (see {@link LockOptions#nameFor(String)})
+     * @param permits the permits a semaphore acquisition asks for ({@link LockOptions#permits()}); 0 for a lock
      */
-    record Acquiring(long attempt, String key, String name, LockMode mode) implements LockEvent {
+    record Acquiring(long attempt, String key, String name, LockMode mode, int permits) implements LockEvent {
+
+        /** An acquisition of a lock, which takes no permits. */
+        public Acquiring(long attempt, String key, String name, LockMode mode) {
+            this(attempt, key, name, mode, 0);
+        }
     }
 
     /** The acquisition {@code attempt} got the lock (or re-entered it) after waiting {@code waited}. */

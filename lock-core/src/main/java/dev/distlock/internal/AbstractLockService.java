@@ -152,7 +152,8 @@ public abstract class AbstractLockService implements LockService {
             return 0;
         }
         long attempt = Listeners.nextAttempt();
-        Listeners.emit(this.listener, new LockEvent.Acquiring(attempt, key, name, options.mode()));
+        Listeners.emit(this.listener, new LockEvent.Acquiring(attempt, key, name, options.mode(),
+                options.mode().isSemaphore() ? options.permits() : 0));
         return attempt;
     }
 
