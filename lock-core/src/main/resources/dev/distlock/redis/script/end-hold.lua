@@ -14,15 +14,18 @@ local function notOwnerReply(state, ownerToken, token)
 end
 -- keepLongestLease: after one of several holds of hash ended (watchdogHold: the watchdog renewed it), when no open
 -- hold is renewed the hash keeps the longest lease its open holds asked for, and no more. watchedField: the field that
--- counts the renewed holds (see add-hold.lua). Returns that lease end (Redis ms), or 0 when the expiry was left as it
--- is. (A lock hash's owner-token field holds 0 or a count, never a lease end: were a token all digits, it could only
--- raise the longest lease to a time in 1970.)
-local function keepLongestLease(hash, watchedField, watchdogHold)
+-- counts the renewed holds (see add-hold.lua); dropAtZero: a lock hash's, deleted when it reaches 0. Returns that lease
+-- end (Redis ms), or 0 when the expiry was left as it is. (A lock hash's owner-token field holds a count, never a
+-- lease end: were a token all digits, it could only raise the longest lease to a time in 1970.)
+local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero)
   local watched
   if watchdogHold then
     watched = redis.call('HINCRBY', hash, watchedField, '-1')
+    if watched == 0 and dropAtZero then
+      redis.call('HDEL', hash, watchedField)
+    end
   else
-    watched = tonumber(redis.call('HGET', hash, watchedField))
+    watched = tonumber(redis.call('HGET', hash, watchedField) or 0)
   end
   if watched ~= 0 then
     return 0

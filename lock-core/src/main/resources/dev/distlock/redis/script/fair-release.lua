@@ -29,7 +29,7 @@ if state[5] ~= '1' then
   end
   redis.call('HDEL', KEYS[1], HOLD_ID)
   redis.call('HINCRBY', KEYS[1], 'holds', '-1')
-  keepLongestLease(KEYS[1], OWNER_TOKEN, WATCHDOG == '1')
+  keepLongestLease(KEYS[1], OWNER_TOKEN, WATCHDOG == '1', true)
   return 2
 end
 if tonumber(KEEP_HELD_MILLIS) > 0 then

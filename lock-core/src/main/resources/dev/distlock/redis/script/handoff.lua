@@ -47,13 +47,15 @@ if refused then
 end
 local fence = tonumber(state[3]) + 1
 local watched = WATCHDOG == '1'
-local holdLease = 'w'
-if not watched then
-  local now = redis.call('TIME')
-  holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(LEASE_MILLIS))
-end
 redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the old owner's renewed holds' count (see add-hold.lua)
-redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_OWNER_TOKEN, watched and '1' or '0',
-  NEW_HOLD_ID, holdLease, 'fence', string.format('%d', fence))
+if watched then
+  redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_OWNER_TOKEN, '1', NEW_HOLD_ID, 'w', 'fence',
+    string.format('%d', fence))
+else
+  local now = redis.call('TIME')
+  redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_HOLD_ID,
+    string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(LEASE_MILLIS)), 'fence',
+    string.format('%d', fence))
+end
 redis.call('PEXPIRE', KEYS[1], LEASE_MILLIS)
 return fence

@@ -3,8 +3,9 @@
 -- keeps increasing after the hash expired or was lost in a restart (a run of grants from a clock reading adds one
 -- per grant, so it never overtakes the clock). now: a TIME reply, or nil to read the clock only when needed (no last
 -- token, or a fixed lease). chain: the hash's 'chain' (see acquire.lua), nil when this grant starts a run.
--- leaseMillis: the lease argument's text. The owner token names the field that counts the holds the watchdog renews
--- (see add-hold.lua). The caller has run the ACL guard on HSET and PEXPIRE. Returns the fencing token, as text.
+-- leaseMillis: the lease argument's text. The owner token names the field that counts the holds the watchdog renews,
+-- set only for a watched hold (see add-hold.lua). The caller has run the ACL guard on HSET and PEXPIRE. Returns the
+-- fencing token, as text.
 local function grantAnew(hash, ownerToken, holdId, leaseMillis, watched, lastFence, chain, now)
   local fence
   if lastFence and watched and not now then
@@ -16,8 +17,13 @@ local function grantAnew(hash, ownerToken, holdId, leaseMillis, watched, lastFen
   fence = string.format('%d', fence)
   local holdLease = watched and 'w'
     or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(leaseMillis))
-  redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', ownerToken, watched and '1' or '0', holdId, holdLease,
-    'fence', fence, 'chain', chain or fence)
+  if watched then
+    redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', ownerToken, '1', holdId, holdLease, 'fence', fence,
+      'chain', chain or fence)
+  else
+    redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', holdId, holdLease, 'fence', fence, 'chain',
+      chain or fence)
+  end
   redis.call('PEXPIRE', hash, leaseMillis)
   return fence
 end

@@ -1,6 +1,6 @@
 -- Extends the leases of a batch of exclusive locks, each only if its owner still holds it and one of the owner's open
--- holds asked for renewal (see acquire.lua): one HGET of the field named by the owner token, which counts the owner's
--- renewed holds (see add-hold.lua) and exists only while that owner holds the lock.
+-- holds asked for renewal (see acquire.lua): one HEXISTS of the field named by the owner token, which counts the
+-- owner's renewed holds (see add-hold.lua) and exists only while that owner holds the lock with one or more of them.
 -- KEYS[i]  a lock hash (see acquire.lua); all keys of one call live in one Redis Cluster slot
 -- The arguments (see ScriptArgument):
 -- ARGV[1]     LEASE_MILLIS
@@ -11,14 +11,13 @@
 --#include extend-lease.lua (defines extendLease)
 local renewed = {}
 for i, key in ipairs(KEYS) do
-  local watched = redis.call('HGET', key, ARGV[i + 1])
-  if not watched then
-    renewed[i] = 0
-  elseif watched == '0' then
-    renewed[i] = 2
-  else
+  if redis.call('HEXISTS', key, ARGV[i + 1]) == 1 then
     extendLease(key, LEASE_MILLIS) -- never shortens a longer fixed lease of a re-entry
     renewed[i] = 1
+  elseif redis.call('HGET', key, 'owner') == ARGV[i + 1] then
+    renewed[i] = 2
+  else
+    renewed[i] = 0
   end
 end
 return renewed

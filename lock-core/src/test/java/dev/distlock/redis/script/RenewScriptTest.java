@@ -13,8 +13,9 @@ import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
 /**
- * renew.lua on its own: it reads one field, named by the owner token, so every path that ends or hands on an owner
- * must take that field away, or a renewal would extend a lock its owner no longer holds.
+ * renew.lua on its own: it asks whether the field named by the owner token exists, so every path that ends or hands
+ * on an owner, or ends its last watched hold, must take that field away, or a renewal would extend a lock its owner no
+ * longer holds or no longer asks to be renewed.
  */
 @RedisTest
 class RenewScriptTest {
@@ -61,6 +62,20 @@ class RenewScriptTest {
 
         assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_RENEWED);
         assertThat(ttl(hash)).as("the fixed lease, not the renewal's").isLessThanOrEqualTo(20_000);
+    }
+
+    @Test
+    void aWatchedReentryOfAFixedLeaseIsRenewedUntilItIsReleased() {
+        String hash = "distlock:{renew6}:lock";
+        grant(hash, "owner-a", "1", "10000", false);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_RENEWED);
+        grant(hash, "owner-a", "2", "10000", true);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.RENEWED);
+        assertThat(ttl(hash)).isGreaterThan(10_000);
+
+        assertThat(release(hash, "owner-a", "2", true, "0")).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_RENEWED);
+        assertThat(ttl(hash)).as("back to the fixed lease").isLessThanOrEqualTo(10_000);
     }
 
     @Test
