@@ -94,7 +94,7 @@ final class ExplorerJournal {
 
     /** The latest events about the key the violation names (and the faults among them), else the latest events. */
     private List<String> excerptFor(String violation) {
-        for (String key : ExplorerRun.allKeys()) {
+        for (String key : ExplorerRun.tracedKeys()) {
             if (violation.contains(key)) {
                 List<String> lines = new ArrayList<>();
                 for (String line : tail(RING)) {

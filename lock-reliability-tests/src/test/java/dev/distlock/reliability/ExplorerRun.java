@@ -41,6 +41,10 @@ final class ExplorerRun {
 
     private final Map<String, FencedResource> resources = new ConcurrentHashMap<>();
 
+    private final Map<String, SemaphoreResource> semaphoreResources = new ConcurrentHashMap<>();
+
+    private final Map<String, List<ExplorerPermits.PermitHold>> permitHolds = new ConcurrentHashMap<>();
+
     private final List<Object[]> tracked = new CopyOnWriteArrayList<>();
 
     private final ExecutorService helper = Executors.newCachedThreadPool(runnable -> {
@@ -96,6 +100,10 @@ final class ExplorerRun {
                     this.sections.put(key, new CopyOnWriteArrayList<>());
                     this.resources.put(key, new FencedResource(resourceClient, key));
                 }
+                for (String key : ExplorerPermits.KEYS) {
+                    this.permitHolds.put(key, new CopyOnWriteArrayList<>());
+                    this.semaphoreResources.put(key, new SemaphoreResource(resourceClient, key));
+                }
                 for (int s = 0; s < this.settings.services(); s++) {
                     List<FaultProxy> own = new ArrayList<>();
                     for (RedisNode master : masters) {
@@ -139,6 +147,7 @@ final class ExplorerRun {
                 }
                 waitForTracked();
                 checkHistory();
+                checkSemaphores();
                 long freedAt = System.nanoTime();
                 if (!this.settings.quorum()) { // quorum mode has its own waiter lease and wakes by polling
                     this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
@@ -146,6 +155,7 @@ final class ExplorerRun {
                 ExplorerEndChecks endChecks = new ExplorerEndChecks(this, masters, clients, services,
                         random.nextLong());
                 endChecks.everyKeyFree(freedAt);
+                endChecks.everyPermitFree(freedAt);
                 endChecks.closeWithWorkInFlight(this.serviceProxies.get(this.serviceProxies.size() - 1));
                 clients.close();
                 endChecks.nothingLeft();
@@ -199,6 +209,13 @@ final class ExplorerRun {
         return quorum;
     }
 
+    /** The keys of locks and semaphores, for the history excerpt of a violation. */
+    static List<String> tracedKeys() {
+        List<String> keys = new ArrayList<>(allKeys());
+        keys.addAll(List.of(ExplorerPermits.KEYS));
+        return keys;
+    }
+
     static List<String> allKeys() {
         return List.of(ExplorerWorker.EXCLUSIVE_KEYS[0], ExplorerWorker.EXCLUSIVE_KEYS[1], ExplorerWorker.RW_KEY,
                 ExplorerWorker.FAIR_KEY);
@@ -207,6 +224,15 @@ final class ExplorerRun {
     /** Every section of a key, as its holder saw it. */
     void section(ExplorerWorker.Target target, String owner, long token, long start, long end, boolean valid) {
         this.sections.get(target.key()).add(new Section(owner + "/" + target.mode(), owner, token, start, end, valid));
+    }
+
+    /** A permit holder enters the semaphore's resource: true when its token was accepted. */
+    boolean enterSemaphore(String key, long fencingToken) {
+        return this.semaphoreResources.get(key).enter(fencingToken);
+    }
+
+    void permitHold(ExplorerPermits.PermitHold hold) {
+        this.permitHolds.get(hold.key).add(hold);
     }
 
     void write(String key, long fencingToken) {
@@ -270,6 +296,56 @@ final class ExplorerRun {
             List<String> tokens = HistoryChecker.nonIncreasingTokens(this.resources.get(key).accepted());
             this.journal.checked(history.size());
             tokens.forEach(violation -> this.journal.violation(key + ": " + violation));
+        }
+    }
+
+    /**
+     * Per semaphore: the permits of holders valid at the end of their sections whose entries the resource accepted
+     * never add up to more than the limit; nor do those of holders never told of a loss whose release gave the permits
+     * back, from their grant to their release (else a permit was lost silently); a fixed-lease permit released well
+     * after its lease ran out is reported lost; tokens are one grant's each and increase with the grants.
+     */
+    private void checkSemaphores() {
+        for (int i = 0; i < ExplorerPermits.KEYS.length; i++) {
+            String key = ExplorerPermits.KEYS[i];
+            int limit = ExplorerPermits.LIMITS[i];
+            List<ExplorerPermits.PermitHold> holds = new ArrayList<>(this.permitHolds.get(key));
+            List<SemaphoreHistory.Span> valid = new ArrayList<>();
+            List<SemaphoreHistory.Span> unreported = new ArrayList<>();
+            List<SemaphoreHistory.Grant> grants = new ArrayList<>();
+            for (ExplorerPermits.PermitHold hold : holds) {
+                grants.add(new SemaphoreHistory.Grant(hold.holder(), hold.token(), hold.askedNanos,
+                        hold.grantedNanos));
+                if (!hold.accepted) {
+                    this.journal.violation(key + ": the resource refused the entry of " + hold.holder() + " with token "
+                            + hold.token() + ", a token it had seen before");
+                }
+                else if (hold.validAtEnd) {
+                    valid.add(new SemaphoreHistory.Span(hold.holder(), hold.token(), hold.permits, hold.sectionStart,
+                            hold.sectionEnd));
+                }
+                if (!hold.lossReported() && hold.releasedCleanly()) {
+                    unreported.add(new SemaphoreHistory.Span(hold.holder(), hold.token(), hold.permits,
+                            hold.sectionStart, hold.releaseSentNanos()));
+                    long lapsedFor = (hold.releaseSentNanos() - hold.grantedNanos) / 1_000_000 - hold.leaseMillis;
+                    this.journal.checked();
+                    if (hold.leaseMillis > 0 && lapsedFor > 100) {
+                        this.journal.violation(key + ": the fixed lease of " + hold.leaseMillis + " ms of "
+                                + hold.holder() + " (token " + hold.token() + ") had run out " + lapsedFor
+                                + " ms before its release was sent, yet the release gave the permits back and no loss "
+                                + "was reported (a silent loss)");
+                    }
+                }
+            }
+            this.journal.checked(holds.size() + 2L);
+            SemaphoreHistory.overLimit(valid, limit)
+                .forEach(text -> this.journal.violation(key + ": holders valid at the end of their sections: " + text));
+            SemaphoreHistory.overLimit(unreported, limit)
+                .forEach(text -> this.journal.violation(key + ": holders never told of a loss, from grant to "
+                        + "release (a permit lost silently, or granted over the limit): " + text));
+            SemaphoreHistory.tokenOrder(grants).forEach(text -> this.journal.violation(key + ": " + text));
+            this.journal.log(key + ": " + holds.size() + " grants, " + valid.size() + " valid to the end, "
+                    + this.semaphoreResources.get(key).acceptedCount() + " entries accepted");
         }
     }
 
