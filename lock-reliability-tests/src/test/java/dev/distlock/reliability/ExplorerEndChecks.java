@@ -118,7 +118,8 @@ final class ExplorerEndChecks {
     }
 
     /**
-     * One service is closed while it holds a lock and has acquisitions waiting and in flight (replies delayed): each
+     * One service is closed while it holds a lock and has acquisitions (of a lock, and of the only permit of a semaphore
+     * outside quorum mode) waiting and in flight (replies delayed): each
      * acquisition completes promptly, and the held lock is released after the close, with the non-blocking release.
      */
     void closeWithWorkInFlight(List<FaultProxy> closingProxies) throws Exception {
@@ -141,6 +142,21 @@ final class ExplorerEndChecks {
             return;
         }
         List<CompletableFuture<?>> pending = new ArrayList<>();
+        LockHandle keeperPermit = null;
+        if (!this.run.quorum()) { // the only permit of a semaphore, waited for by the closing service too
+            LockOptions permit = LockOptions.defaults().withPermits(1).withWaitTime(Duration.ofSeconds(5));
+            try {
+                keeperPermit = keeper.acquire("close:2", permit.withLeaseTime(Duration.ofSeconds(3)));
+            }
+            catch (RuntimeException ex) {
+                this.journal.violation("could not take a free permit after the run: " + ExplorerWorker.describe(ex));
+                ExplorerRun.releaseQuietly(keeperLock);
+                ExplorerRun.releaseQuietly(closingLock);
+                return;
+            }
+            pending.add(closing.async().acquire("close:2", permit));
+            pending.add(CompletableFuture.supplyAsync(() -> closing.acquire("close:2", permit), this.run.helper()));
+        }
         for (int i = 0; i < 4; i++) {
             LockOptions options = LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)).withOwner(new Object());
             pending.add(i % 2 == 0 ? closing.async().acquire(contended, options)
@@ -191,6 +207,9 @@ final class ExplorerEndChecks {
                     ex.getCause() != null ? ex.getCause() : ex));
         }
         ExplorerRun.releaseQuietly(keeperLock);
+        if (keeperPermit != null) {
+            ExplorerRun.releaseQuietly(keeperPermit);
+        }
         long released = System.nanoTime();
         if (!probeUntil(held, LockMode.EXCLUSIVE, released + TimeUnit.MILLISECONDS.toNanos(2000))) {
             this.journal.violation(held + " still held after its handle was released following close()");

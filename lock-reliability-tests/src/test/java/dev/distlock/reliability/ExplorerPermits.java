@@ -23,7 +23,8 @@ import dev.distlock.reactor.ReactiveLocks;
 /**
  * The semaphore steps of an explorer client thread: permits of a small semaphore (one, or several at once), plain or
  * fair, with a fixed lease or the watchdog's, taken blocking, non-blocking, async (left to complete or withdrawn), in
- * {@code executeLocked} or the Reactor view, and released in any of the worker's ways. Each grant is recorded as a
+ * {@code executeLocked} or the Reactor view, and released in any of the worker's ways; one acquisition and one
+ * release in five get a reply delayed past the command timeout of their own. Each grant is recorded as a
  * {@link PermitHold} for the run's semaphore checks; the per-call checks are the worker's.
  */
 final class ExplorerPermits {
@@ -72,6 +73,9 @@ final class ExplorerPermits {
         }
         ExplorerWorker.Target target = new ExplorerWorker.Target(KEYS[index], options.mode());
         Ask ask = new Ask(target, limit, permits, leaseMillis, options);
+        if (this.random.nextInt(5) == 0) { // the acquisition's reply comes past the command timeout: retried or undone
+            this.run.delayRepliesNow(this.serviceIndex, this.random);
+        }
         int pick = this.random.nextInt(100);
         if (pick < 30) {
             blocking(ask);
@@ -296,6 +300,9 @@ final class ExplorerPermits {
 
     private void holdAndRelease(Ask ask, LockHandle permit, String owner, long asked, long granted) {
         PermitHold hold = section(ask, permit, owner, asked, granted);
+        if (this.random.nextInt(5) == 0) { // the release's reply comes past the command timeout: a retried release
+            this.run.delayRepliesNow(this.serviceIndex, this.random);
+        }
         this.worker.release(permit, ask.target, List.of(hold.holding), granted);
     }
 

@@ -344,8 +344,12 @@ final class ExplorerRun {
                 .forEach(text -> this.journal.violation(key + ": holders never told of a loss, from grant to "
                         + "release (a permit lost silently, or granted over the limit): " + text));
             SemaphoreHistory.tokenOrder(grants).forEach(text -> this.journal.violation(key + ": " + text));
-            this.journal.log(key + ": " + holds.size() + " grants, " + valid.size() + " valid to the end, "
-                    + this.semaphoreResources.get(key).acceptedCount() + " entries accepted");
+            String figures = key + ": " + holds.size() + " grants, " + valid.size() + " valid to the end, "
+                    + this.semaphoreResources.get(key).acceptedCount() + " entries accepted; most permits at once "
+                    + SemaphoreHistory.mostAtOnce(valid) + " of " + limit + " (valid), "
+                    + SemaphoreHistory.mostAtOnce(unreported) + " (grant to release, no loss told)";
+            this.journal.log(figures);
+            System.out.println("[explorer] seed " + this.settings.seed() + " " + figures);
         }
     }
 

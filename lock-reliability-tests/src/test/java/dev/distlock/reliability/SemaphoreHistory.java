@@ -58,6 +58,20 @@ final class SemaphoreHistory {
         return List.of();
     }
 
+    /** The most permits the given spans held at one instant. */
+    static int mostAtOnce(List<Span> spans) {
+        List<Span> sorted = new ArrayList<>(spans);
+        sorted.sort(Comparator.comparingLong(Span::startNanos));
+        List<Span> open = new ArrayList<>();
+        int most = 0;
+        for (Span span : sorted) {
+            open.removeIf(earlier -> earlier.endNanos() <= span.startNanos());
+            open.add(span);
+            most = Math.max(most, open.stream().mapToInt(Span::permits).sum());
+        }
+        return most;
+    }
+
     /** Tokens shared by two grants, and tokens not above one granted before the call that got them was made. */
     static List<String> tokenOrder(List<Grant> grants) {
         List<String> violations = new ArrayList<>();

@@ -17,6 +17,7 @@ class SemaphoreHistoryTest {
         List<Span> spans = List.of(new Span("a", 1, 1, 0, 100), new Span("b", 2, 2, 10, 50),
                 new Span("c", 3, 2, 50, 90)); // b hands its two permits to c at 50
         assertThat(SemaphoreHistory.overLimit(spans, 3)).isEmpty();
+        assertThat(SemaphoreHistory.mostAtOnce(spans)).isEqualTo(3);
     }
 
     @Test
