@@ -333,16 +333,19 @@ final class ExplorerRun {
                         this.journal.violation(key + ": the fixed lease of " + hold.leaseMillis + " ms of "
                                 + hold.holder() + " (token " + hold.token() + ") had run out " + lapsedFor
                                 + " ms before its release was sent, yet the release gave the permits back and no loss "
-                                + "was reported (a silent loss)");
+                                + "was reported (a silent loss)", hold.releaseSentNanos());
                     }
                 }
             }
             this.journal.checked(holds.size() + 2L);
-            SemaphoreHistory.overLimit(valid, limit)
-                .forEach(text -> this.journal.violation(key + ": holders valid at the end of their sections: " + text));
-            SemaphoreHistory.overLimit(unreported, limit)
+            long validOver = SemaphoreHistory.firstOverLimitNanos(valid, limit);
+            SemaphoreHistory.overLimit(valid, limit, this::millisText)
+                .forEach(text -> this.journal.violation(key + ": holders valid at the end of their sections: " + text,
+                        validOver));
+            long unreportedOver = SemaphoreHistory.firstOverLimitNanos(unreported, limit);
+            SemaphoreHistory.overLimit(unreported, limit, this::millisText)
                 .forEach(text -> this.journal.violation(key + ": holders never told of a loss, from grant to "
-                        + "release (a permit lost silently, or granted over the limit): " + text));
+                        + "release (a permit lost silently, or granted over the limit): " + text, unreportedOver));
             SemaphoreHistory.tokenOrder(grants).forEach(text -> this.journal.violation(key + ": " + text));
             String figures = key + ": " + holds.size() + " grants, " + valid.size() + " valid to the end, "
                     + this.semaphoreResources.get(key).acceptedCount() + " entries accepted; most permits at once "
@@ -351,6 +354,10 @@ final class ExplorerRun {
             this.journal.log(figures);
             System.out.println("[explorer] seed " + this.settings.seed() + " " + figures);
         }
+    }
+
+    private String millisText(long nanos) {
+        return this.journal.millis(nanos) + " ms";
     }
 
     private String describe(Section section) {

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongFunction;
 
 /**
  * The history checks of a semaphore, the counterpart of {@link HistoryChecker} for locks: holders may overlap, but at
@@ -44,6 +45,11 @@ final class SemaphoreHistory {
      * open then; empty when there is none. A span that ends when another starts does not overlap it.
      */
     static List<String> overLimit(List<Span> spans, int limit) {
+        return overLimit(spans, limit, nanos -> nanos + " ns");
+    }
+
+    /** {@link #overLimit(List, int)}, with the times of the spans written by {@code time}. */
+    static List<String> overLimit(List<Span> spans, int limit, LongFunction<String> time) {
         List<Span> sorted = new ArrayList<>(spans);
         sorted.sort(Comparator.comparingLong(Span::startNanos));
         List<Span> open = new ArrayList<>();
@@ -52,10 +58,32 @@ final class SemaphoreHistory {
             open.add(span);
             int permits = open.stream().mapToInt(Span::permits).sum();
             if (permits > limit) {
-                return List.of(permits + " permits held at once (limit " + limit + "): " + open);
+                StringBuilder text = new StringBuilder(permits + " permits held at once (limit " + limit + "):");
+                for (Span holder : open) {
+                    text.append(' ').append(holder.holder()).append(" (").append(holder.permits())
+                        .append(holder.permits() == 1 ? " permit" : " permits").append(", token ")
+                        .append(holder.token()).append(", ").append(time.apply(holder.startNanos())).append(" to ")
+                        .append(time.apply(holder.endNanos())).append(')');
+                }
+                return List.of(text.toString());
             }
         }
         return List.of();
+    }
+
+    /** When the permits of the given spans first add up to more than {@code limit} (nanoTime), or -1. */
+    static long firstOverLimitNanos(List<Span> spans, int limit) {
+        List<Span> sorted = new ArrayList<>(spans);
+        sorted.sort(Comparator.comparingLong(Span::startNanos));
+        List<Span> open = new ArrayList<>();
+        for (Span span : sorted) {
+            open.removeIf(earlier -> earlier.endNanos() <= span.startNanos());
+            open.add(span);
+            if (open.stream().mapToInt(Span::permits).sum() > limit) {
+                return span.startNanos();
+            }
+        }
+        return -1;
     }
 
     /** The most permits the given spans held at one instant. */

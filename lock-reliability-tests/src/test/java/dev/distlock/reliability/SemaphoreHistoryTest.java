@@ -25,7 +25,9 @@ class SemaphoreHistoryTest {
         List<Span> spans = List.of(new Span("a", 1, 1, 0, 100), new Span("b", 2, 2, 10, 50),
                 new Span("c", 3, 1, 49, 90));
         assertThat(SemaphoreHistory.overLimit(spans, 3)).singleElement().asString()
-            .startsWith("4 permits held at once (limit 3)").contains("c");
+            .startsWith("4 permits held at once (limit 3)").contains("c (1 permit, token 3, 49 ns to 90 ns)");
+        assertThat(SemaphoreHistory.firstOverLimitNanos(spans, 3)).isEqualTo(49);
+        assertThat(SemaphoreHistory.firstOverLimitNanos(spans, 4)).isEqualTo(-1);
     }
 
     @Test
