@@ -306,6 +306,9 @@ final class ExplorerRun {
      * after its lease ran out is reported lost; tokens are one grant's each and increase with the grants.
      */
     private void checkSemaphores() {
+        if (this.settings.quorum()) {
+            return; // quorum mode refuses semaphores: the workers take none
+        }
         for (int i = 0; i < ExplorerPermits.KEYS.length; i++) {
             String key = ExplorerPermits.KEYS[i];
             int limit = ExplorerPermits.LIMITS[i];
