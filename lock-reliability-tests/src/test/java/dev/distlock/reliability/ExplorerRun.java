@@ -299,68 +299,17 @@ final class ExplorerRun {
         }
     }
 
-    /**
-     * Per semaphore: the permits of holders valid at the end of their sections whose entries the resource accepted
-     * never add up to more than the limit; nor do those of holders never told of a loss whose release gave the permits
-     * back, from their grant to their release (else a permit was lost silently); a fixed-lease permit released well
-     * after its lease ran out is reported lost; tokens are one grant's each and increase with the grants.
-     */
+    /** The semaphore checks of {@link ExplorerSemaphoreChecks}, outside quorum mode (which takes no permits). */
     private void checkSemaphores() {
         if (this.settings.quorum()) {
-            return; // quorum mode refuses semaphores: the workers take none
+            return;
         }
+        ExplorerSemaphoreChecks checks = new ExplorerSemaphoreChecks(this.journal, this.settings.seed());
         for (int i = 0; i < ExplorerPermits.KEYS.length; i++) {
             String key = ExplorerPermits.KEYS[i];
-            int limit = ExplorerPermits.LIMITS[i];
-            List<ExplorerPermits.PermitHold> holds = new ArrayList<>(this.permitHolds.get(key));
-            List<SemaphoreHistory.Span> valid = new ArrayList<>();
-            List<SemaphoreHistory.Span> unreported = new ArrayList<>();
-            List<SemaphoreHistory.Grant> grants = new ArrayList<>();
-            for (ExplorerPermits.PermitHold hold : holds) {
-                grants.add(new SemaphoreHistory.Grant(hold.holder(), hold.token(), hold.askedNanos,
-                        hold.grantedNanos));
-                if (!hold.accepted) {
-                    this.journal.violation(key + ": the resource refused the entry of " + hold.holder() + " with token "
-                            + hold.token() + ", a token it had seen before");
-                }
-                else if (hold.validAtEnd) {
-                    valid.add(new SemaphoreHistory.Span(hold.holder(), hold.token(), hold.permits, hold.sectionStart,
-                            hold.sectionEnd));
-                }
-                if (!hold.lossReported() && hold.releasedCleanly()) {
-                    unreported.add(new SemaphoreHistory.Span(hold.holder(), hold.token(), hold.permits,
-                            hold.sectionStart, hold.releaseSentNanos()));
-                    long lapsedFor = (hold.releaseSentNanos() - hold.grantedNanos) / 1_000_000 - hold.leaseMillis;
-                    this.journal.checked();
-                    if (hold.leaseMillis > 0 && lapsedFor > 100) {
-                        this.journal.violation(key + ": the fixed lease of " + hold.leaseMillis + " ms of "
-                                + hold.holder() + " (token " + hold.token() + ") had run out " + lapsedFor
-                                + " ms before its release was sent, yet the release gave the permits back and no loss "
-                                + "was reported (a silent loss)", hold.releaseSentNanos());
-                    }
-                }
-            }
-            this.journal.checked(holds.size() + 2L);
-            long validOver = SemaphoreHistory.firstOverLimitNanos(valid, limit);
-            SemaphoreHistory.overLimit(valid, limit, this::millisText)
-                .forEach(text -> this.journal.violation(key + ": holders valid at the end of their sections: " + text,
-                        validOver));
-            long unreportedOver = SemaphoreHistory.firstOverLimitNanos(unreported, limit);
-            SemaphoreHistory.overLimit(unreported, limit, this::millisText)
-                .forEach(text -> this.journal.violation(key + ": holders never told of a loss, from grant to "
-                        + "release (a permit lost silently, or granted over the limit): " + text, unreportedOver));
-            SemaphoreHistory.tokenOrder(grants).forEach(text -> this.journal.violation(key + ": " + text));
-            String figures = key + ": " + holds.size() + " grants, " + valid.size() + " valid to the end, "
-                    + this.semaphoreResources.get(key).acceptedCount() + " entries accepted; most permits at once "
-                    + SemaphoreHistory.mostAtOnce(valid) + " of " + limit + " (valid), "
-                    + SemaphoreHistory.mostAtOnce(unreported) + " (grant to release, no loss told)";
-            this.journal.log(figures);
-            System.out.println("[explorer] seed " + this.settings.seed() + " " + figures);
+            checks.check(key, ExplorerPermits.LIMITS[i], new ArrayList<>(this.permitHolds.get(key)),
+                    this.semaphoreResources.get(key).acceptedCount());
         }
-    }
-
-    private String millisText(long nanos) {
-        return this.journal.millis(nanos) + " ms";
     }
 
     private String describe(Section section) {
