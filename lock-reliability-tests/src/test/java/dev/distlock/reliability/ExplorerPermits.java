@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -149,6 +150,8 @@ final class ExplorerPermits {
         CompletableFuture<LockHandle> future = this.service.async()
             .acquire(ask.target.key(), ask.options.withWaitTime(Duration.ofMillis(waitMillis)));
         this.run.track(future, waitMillis + 3 * COMMAND_MILLIS, "permit async acquire " + ask + " of " + owner);
+        AtomicLong completedAt = new AtomicLong(); // the grant, which may come long before a withdrawal is tried
+        future.whenComplete((permit, failure) -> completedAt.compareAndSet(0, System.nanoTime()));
         long withdrawAfter = this.random.nextInt((int) waitMillis + 200);
         switch (variant) {
             case 1 -> future.orTimeout(Math.max(1, withdrawAfter), TimeUnit.MILLISECONDS);
@@ -184,7 +187,7 @@ final class ExplorerPermits {
         }
         long end = System.nanoTime();
         if (permit != null) {
-            holdAndRelease(ask, permit, owner, start, end);
+            holdAndRelease(ask, permit, owner, start, completedAt.get() != 0 ? completedAt.get() : end);
         }
         else {
             this.journal.log("permit async acquire " + ask + " of " + owner + " ended without a permit: "
