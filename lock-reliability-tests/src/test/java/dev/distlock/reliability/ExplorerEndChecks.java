@@ -71,10 +71,37 @@ final class ExplorerEndChecks {
         }
     }
 
+    /**
+     * Every semaphore's count is back to 0: all its permits can be taken at once by a new holder within the same
+     * bound (not in quorum mode, which refuses semaphores).
+     */
+    void everyPermitFree(long freedAt) throws InterruptedException {
+        if (this.run.quorum()) {
+            return;
+        }
+        long limit = freedAt + TimeUnit.MILLISECONDS.toNanos(1600 + ExplorerSettings.WATCHDOG_LEASE.toMillis()
+                + ExplorerSettings.WAITER_LEASE.toMillis() + ExplorerSettings.MARGIN_MILLIS);
+        for (int i = 0; i < ExplorerPermits.KEYS.length; i++) {
+            this.journal.checked();
+            int permits = ExplorerPermits.LIMITS[i];
+            LockOptions all = LockOptions.defaults().withPermits(permits, permits)
+                .withLeaseTime(Duration.ofMillis(500));
+            if (!probeUntil(ExplorerPermits.KEYS[i], all, limit)) {
+                this.journal.violation(ExplorerPermits.KEYS[i] + ": its " + permits + " permits could not all be "
+                        + "taken " + (System.nanoTime() - freedAt) / 1_000_000 + " ms after every handle was "
+                        + "released and every call had completed (permits counted that nobody holds)");
+            }
+        }
+    }
+
     private boolean probeUntil(String key, LockMode mode, long limitNanos) throws InterruptedException {
+        return probeUntil(key, ExplorerRun.probeOptions(mode), limitNanos);
+    }
+
+    private boolean probeUntil(String key, LockOptions options, long limitNanos) throws InterruptedException {
         while (true) {
             try {
-                Optional<LockHandle> lock = this.probe.tryAcquire(key, ExplorerRun.probeOptions(mode));
+                Optional<LockHandle> lock = this.probe.tryAcquire(key, options);
                 if (lock.isPresent()) {
                     ExplorerRun.releaseQuietly(lock.get());
                     return true;
@@ -91,7 +118,8 @@ final class ExplorerEndChecks {
     }
 
     /**
-     * One service is closed while it holds a lock and has acquisitions waiting and in flight (replies delayed): each
+     * One service is closed while it holds a lock and has acquisitions (of a lock, and of the only permit of a semaphore
+     * outside quorum mode) waiting and in flight (replies delayed): each
      * acquisition completes promptly, and the held lock is released after the close, with the non-blocking release.
      */
     void closeWithWorkInFlight(List<FaultProxy> closingProxies) throws Exception {
@@ -114,6 +142,21 @@ final class ExplorerEndChecks {
             return;
         }
         List<CompletableFuture<?>> pending = new ArrayList<>();
+        LockHandle keeperPermit = null;
+        if (!this.run.quorum()) { // the only permit of a semaphore, waited for by the closing service too
+            LockOptions permit = LockOptions.defaults().withPermits(1).withWaitTime(Duration.ofSeconds(5));
+            try {
+                keeperPermit = keeper.acquire("close:2", permit.withLeaseTime(Duration.ofSeconds(3)));
+            }
+            catch (RuntimeException ex) {
+                this.journal.violation("could not take a free permit after the run: " + ExplorerWorker.describe(ex));
+                ExplorerRun.releaseQuietly(keeperLock);
+                ExplorerRun.releaseQuietly(closingLock);
+                return;
+            }
+            pending.add(closing.async().acquire("close:2", permit));
+            pending.add(CompletableFuture.supplyAsync(() -> closing.acquire("close:2", permit), this.run.helper()));
+        }
         for (int i = 0; i < 4; i++) {
             LockOptions options = LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)).withOwner(new Object());
             pending.add(i % 2 == 0 ? closing.async().acquire(contended, options)
@@ -164,6 +207,9 @@ final class ExplorerEndChecks {
                     ex.getCause() != null ? ex.getCause() : ex));
         }
         ExplorerRun.releaseQuietly(keeperLock);
+        if (keeperPermit != null) {
+            ExplorerRun.releaseQuietly(keeperPermit);
+        }
         long released = System.nanoTime();
         if (!probeUntil(held, LockMode.EXCLUSIVE, released + TimeUnit.MILLISECONDS.toNanos(2000))) {
             this.journal.violation(held + " still held after its handle was released following close()");
@@ -200,12 +246,18 @@ final class ExplorerEndChecks {
             this.journal.checked();
             String[] parts = line.trim().split(" ");
             long ttl = Long.parseLong(parts[parts.length - 1]);
-            // a lock hash must be gone by the end of the retention; other keys (fence counters, whose retention is
+            // a lock hash (and a semaphore's leases, count, holders and queue) must be gone by the end of the
+            // retention; other keys (fence counters, whose retention is
             // longer by design) must at least expire
-            if (ttl < 0 || (parts[0].endsWith(":lock") && ttl > RETENTION_MILLIS)) {
+            if (ttl < 0 || ((parts[0].endsWith(":lock") || semaphoreState(parts[0])) && ttl > RETENTION_MILLIS)) {
                 this.journal.violation("key " + parts[0] + " left in Redis with a PTTL of " + ttl + " ms after "
                         + "every service was closed");
             }
         }
+    }
+
+    /** A semaphore's key other than its last fencing token (which, like a lock's, stays for the token retention). */
+    private static boolean semaphoreState(String key) {
+        return key.contains(":sem:") && !key.endsWith(":sem:fence");
     }
 }

@@ -83,22 +83,31 @@ final class ExplorerJournal {
     }
 
     void violation(String text) {
+        violation(text, Long.MAX_VALUE);
+    }
+
+    /**
+     * A violation found after the fact (by a history check) at the instant {@code atNanos}: its excerpt ends shortly
+     * after that instant rather than at the end of the run.
+     */
+    void violation(String text, long atNanos) {
         log("VIOLATION " + text);
         synchronized (this.violations) {
             if (this.violations.isEmpty()) {
-                this.excerpt = excerptFor(text);
+                this.excerpt = excerptFor(text, atNanos == Long.MAX_VALUE ? Long.MAX_VALUE : millis(atNanos) + 300);
             }
             this.violations.add(text);
         }
     }
 
     /** The latest events about the key the violation names (and the faults among them), else the latest events. */
-    private List<String> excerptFor(String violation) {
-        for (String key : ExplorerRun.allKeys()) {
+    private List<String> excerptFor(String violation, long untilMillis) {
+        for (String key : ExplorerRun.tracedKeys()) {
             if (violation.contains(key)) {
                 List<String> lines = new ArrayList<>();
                 for (String line : tail(RING)) {
-                    if (line.contains(key) || line.contains("FAULT") || line.contains("VIOLATION")) {
+                    if ((line.contains(key) || line.contains("FAULT") || line.contains("VIOLATION"))
+                            && Long.parseLong(line.substring(0, 6).trim()) <= untilMillis) {
                         lines.add(line);
                     }
                 }

@@ -41,6 +41,10 @@ final class ExplorerRun {
 
     private final Map<String, FencedResource> resources = new ConcurrentHashMap<>();
 
+    private final Map<String, SemaphoreResource> semaphoreResources = new ConcurrentHashMap<>();
+
+    private final Map<String, List<ExplorerPermits.PermitHold>> permitHolds = new ConcurrentHashMap<>();
+
     private final List<Object[]> tracked = new CopyOnWriteArrayList<>();
 
     private final ExecutorService helper = Executors.newCachedThreadPool(runnable -> {
@@ -96,6 +100,10 @@ final class ExplorerRun {
                     this.sections.put(key, new CopyOnWriteArrayList<>());
                     this.resources.put(key, new FencedResource(resourceClient, key));
                 }
+                for (String key : ExplorerPermits.KEYS) {
+                    this.permitHolds.put(key, new CopyOnWriteArrayList<>());
+                    this.semaphoreResources.put(key, new SemaphoreResource(resourceClient, key));
+                }
                 for (int s = 0; s < this.settings.services(); s++) {
                     List<FaultProxy> own = new ArrayList<>();
                     for (RedisNode master : masters) {
@@ -139,6 +147,7 @@ final class ExplorerRun {
                 }
                 waitForTracked();
                 checkHistory();
+                checkSemaphores();
                 long freedAt = System.nanoTime();
                 if (!this.settings.quorum()) { // quorum mode has its own waiter lease and wakes by polling
                     this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
@@ -146,6 +155,7 @@ final class ExplorerRun {
                 ExplorerEndChecks endChecks = new ExplorerEndChecks(this, masters, clients, services,
                         random.nextLong());
                 endChecks.everyKeyFree(freedAt);
+                endChecks.everyPermitFree(freedAt);
                 endChecks.closeWithWorkInFlight(this.serviceProxies.get(this.serviceProxies.size() - 1));
                 clients.close();
                 endChecks.nothingLeft();
@@ -199,6 +209,13 @@ final class ExplorerRun {
         return quorum;
     }
 
+    /** The keys of locks and semaphores, for the history excerpt of a violation. */
+    static List<String> tracedKeys() {
+        List<String> keys = new ArrayList<>(allKeys());
+        keys.addAll(List.of(ExplorerPermits.KEYS));
+        return keys;
+    }
+
     static List<String> allKeys() {
         return List.of(ExplorerWorker.EXCLUSIVE_KEYS[0], ExplorerWorker.EXCLUSIVE_KEYS[1], ExplorerWorker.RW_KEY,
                 ExplorerWorker.FAIR_KEY);
@@ -207,6 +224,15 @@ final class ExplorerRun {
     /** Every section of a key, as its holder saw it. */
     void section(ExplorerWorker.Target target, String owner, long token, long start, long end, boolean valid) {
         this.sections.get(target.key()).add(new Section(owner + "/" + target.mode(), owner, token, start, end, valid));
+    }
+
+    /** A permit holder enters the semaphore's resource: true when its token was accepted. */
+    boolean enterSemaphore(String key, long fencingToken) {
+        return this.semaphoreResources.get(key).enter(fencingToken);
+    }
+
+    void permitHold(ExplorerPermits.PermitHold hold) {
+        this.permitHolds.get(hold.key).add(hold);
     }
 
     void write(String key, long fencingToken) {
@@ -270,6 +296,19 @@ final class ExplorerRun {
             List<String> tokens = HistoryChecker.nonIncreasingTokens(this.resources.get(key).accepted());
             this.journal.checked(history.size());
             tokens.forEach(violation -> this.journal.violation(key + ": " + violation));
+        }
+    }
+
+    /** The semaphore checks of {@link ExplorerSemaphoreChecks}, outside quorum mode (which takes no permits). */
+    private void checkSemaphores() {
+        if (this.settings.quorum()) {
+            return;
+        }
+        ExplorerSemaphoreChecks checks = new ExplorerSemaphoreChecks(this.journal, this.settings.seed());
+        for (int i = 0; i < ExplorerPermits.KEYS.length; i++) {
+            String key = ExplorerPermits.KEYS[i];
+            checks.check(key, ExplorerPermits.LIMITS[i], new ArrayList<>(this.permitHolds.get(key)),
+                    this.semaphoreResources.get(key).acceptedCount());
         }
     }
 

@@ -40,7 +40,7 @@ final class ExplorerWorker implements Runnable {
 
     static final String FAIR_KEY = "fair:0";
 
-    private static final AtomicLong OWNERS = new AtomicLong();
+    static final AtomicLong OWNERS = new AtomicLong();
 
     private static final long COMMAND_MILLIS = ExplorerSettings.COMMAND_TIMEOUT.toMillis();
 
@@ -56,20 +56,27 @@ final class ExplorerWorker implements Runnable {
 
     private final Random random;
 
+    private final ExplorerPermits permits;
+
     ExplorerWorker(ExplorerRun run, int serviceIndex, LockService service, long seed) {
         this.run = run;
         this.journal = run.journal();
         this.serviceIndex = serviceIndex;
         this.service = service;
         this.random = new Random(seed);
+        this.permits = new ExplorerPermits(this, run, serviceIndex, service, this.random);
     }
 
     @Override
     public void run() {
         while (!this.run.stopping()) {
-            int pick = this.random.nextInt(100);
+            // a fifth of the steps take permits of a semaphore, except in quorum mode, which refuses semaphores
+            int pick = this.random.nextInt(this.run.quorum() ? 100 : 125);
             try {
-                if (pick < 14) {
+                if (pick >= 100) {
+                    this.permits.step();
+                }
+                else if (pick < 14) {
                     blockingAcquire();
                 }
                 else if (pick < 22) {
@@ -596,7 +603,7 @@ final class ExplorerWorker implements Runnable {
                 holding.lock.isHeld());
     }
 
-    private void release(LockHandle lock, Target target, List<Holding> holdings, long granted) {
+    void release(LockHandle lock, Target target, List<Holding> holdings, long granted) {
         long deadlineLeft = millisLeft(lock);
         int how = this.random.nextInt(7);
         String[] kinds = { "release", "releaseAsync", "releaseAfter", "release from another thread",
@@ -670,6 +677,9 @@ final class ExplorerWorker implements Runnable {
             failure = ex;
         }
         long end = System.nanoTime();
+        holding.releaseStartedAt = start;
+        holding.releaseFailure = failure;
+        holding.releaseEndedAt = end;
         long tookMillis = (end - start) / 1_000_000;
         callBound("release of " + holding.target, start, end, 5 * COMMAND_MILLIS);
         this.journal.checked();
@@ -695,7 +705,7 @@ final class ExplorerWorker implements Runnable {
     }
 
     /** An attempt that failed: only a wait that ran out proves that it never held the lock. */
-    private void failedAttempt(Target target, long start, long end, Throwable failure, long waitMillis) {
+    void failedAttempt(Target target, long start, long end, Throwable failure, long waitMillis) {
         if (failure instanceof LockTimeoutException && target.mode != LockMode.FAIR) {
             return;
         }
@@ -703,7 +713,7 @@ final class ExplorerWorker implements Runnable {
         this.journal.busy(target.key, start, end + 2 * COMMAND_NANOS + extra + 500_000_000L);
     }
 
-    private void callBound(String what, long start, long end, long boundMillis) {
+    void callBound(String what, long start, long end, long boundMillis) {
         this.journal.checked();
         long took = (end - start) / 1_000_000;
         if (took > boundMillis + ExplorerSettings.MARGIN_MILLIS) {
@@ -738,7 +748,7 @@ final class ExplorerWorker implements Runnable {
         return "s" + this.serviceIndex + "-" + Thread.currentThread().getName();
     }
 
-    private static long millisLeft(LockHandle lock) {
+    static long millisLeft(LockHandle lock) {
         return Duration.between(Instant.now(), lock.leaseDeadline()).toMillis();
     }
 
@@ -751,7 +761,7 @@ final class ExplorerWorker implements Runnable {
                 + (message.length() > 160 ? message.substring(0, 160) + "..." : message);
     }
 
-    private static void sleep(long millis) {
+    static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         }
@@ -780,6 +790,13 @@ final class ExplorerWorker implements Runnable {
         volatile long lostAt;
 
         volatile long releasedAt;
+
+        /** When its release was called, and how it ended (null: released), once {@link #releaseEndedAt} is set. */
+        volatile long releaseStartedAt;
+
+        volatile Throwable releaseFailure;
+
+        volatile long releaseEndedAt;
 
         Holding(LockHandle lock, Target target, String owner) {
             this.lock = lock;
