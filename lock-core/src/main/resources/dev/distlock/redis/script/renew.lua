@@ -5,8 +5,8 @@
 -- The arguments (see ScriptArgument):
 -- ARGV[1]     LEASE_MILLIS
 -- ARGV[2...]  OWNER_TOKEN  the owner token expected for KEYS[i] is ARGV[i + 1]
--- Returns, per key, 1 when renewed, 0 when the lock is no longer held by that owner, and 2 when it is held but no open
--- hold is renewed (the owner's renewed holds were released, or the lock is kept until a delay ends).
+-- Returns, per key, 1 when renewed, 0 when the lock is no longer held by that owner (a delayed release included: its
+-- owner field names no token), and 2 when it is held but no open hold is renewed (only fixed-lease holds remain).
 --#arguments
 --#include extend-lease.lua (defines extendLease)
 local renewed = {}
