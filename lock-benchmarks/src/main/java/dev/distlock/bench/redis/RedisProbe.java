@@ -74,6 +74,11 @@ public final class RedisProbe {
         return (reply == null) ? 0 : Long.parseLong(reply);
     }
 
+    /** {@code uptime_in_seconds} of {@code INFO server}: how long the server process has run, in whole seconds. */
+    public long uptimeSeconds() {
+        return Long.parseLong(field(this.node.call("INFO", "server"), "uptime_in_seconds"));
+    }
+
     public String serverVersion() {
         return field(this.node.call("INFO", "server"), "redis_version");
     }

@@ -19,6 +19,7 @@ import dev.distlock.bench.clients.SemaphoreClient;
 import dev.distlock.bench.harness.LoadResult;
 import dev.distlock.bench.harness.ThreadResult;
 import dev.distlock.bench.harness.WorkerPool;
+import dev.distlock.bench.redis.RedisProbe;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -58,7 +59,7 @@ class SemaphoreLoadTest {
         ClientSettings settings = new ClientSettings(redis.port(), LEASE, Duration.ofMillis(300));
         // distlock's benchmark client keeps a 1 s restart grace, which refuses at once a wait shorter than what is left
         // of it on a server just started (when this test runs first)
-        Await.until(Duration.ofSeconds(10), () -> uptimeSeconds(redis) >= 2, "the server is older than the grace");
+        Await.until(Duration.ofSeconds(10), () -> new RedisProbe(redis).uptimeSeconds() >= 2, "the server is older than the grace");
         try (SemaphoreClient client = SemaphoreClient.open(implementation, settings)) {
             client.prepare("t11:five");
             List<SemaphoreClient.Permit> held = new ArrayList<>();
@@ -96,14 +97,5 @@ class SemaphoreLoadTest {
 
     private static long violations(ThreadResult result) {
         return LoadResult.merge(List.of(result), 0).violations();
-    }
-
-    private static long uptimeSeconds(RedisNode redis) {
-        for (String line : redis.call("INFO", "server").split("\r?\n")) {
-            if (line.startsWith("uptime_in_seconds:")) {
-                return Long.parseLong(line.substring("uptime_in_seconds:".length()).trim());
-            }
-        }
-        return 0;
     }
 }
