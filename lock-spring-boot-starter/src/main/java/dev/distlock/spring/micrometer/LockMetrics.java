@@ -1,8 +1,6 @@
 package dev.distlock.spring.micrometer;
 
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.Counter;
@@ -82,11 +80,6 @@ public final class LockMetrics implements LockEventListener {
     public static final int MAX_TRACKED = 100_000;
 
     private static final String UNKNOWN_MODE = "unknown";
-
-    /** The {@code mode} tag value of each mode, by ordinal. */
-    private static final String[] MODE_TAGS = Arrays.stream(LockMode.values())
-        .map(mode -> mode.name().toLowerCase(Locale.ROOT))
-        .toArray(String[]::new);
 
     private static final Log logger = LogFactory.getLog(LockMetrics.class);
 
@@ -189,7 +182,7 @@ public final class LockMetrics implements LockEventListener {
             return;
         }
         this.acquiring.put(start.attempt(), new Tags(this.names.of(start.key(), start.name()),
-                MODE_TAGS[start.mode().ordinal()], start.mode().isSemaphore() ? start.permits() : 0));
+                ModeTags.of(start.mode()), start.mode().isSemaphore() ? start.permits() : 0));
     }
 
     private Tags ended(long attempt, String key, String name) {

@@ -1,6 +1,5 @@
 package dev.distlock.spring.micrometer;
 
-import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.observation.Observation;
@@ -133,7 +132,7 @@ public final class LockObservations implements LockEventListener {
             return;
         }
         String name = this.names.of(start.key(), start.name());
-        String mode = start.mode().name().toLowerCase(Locale.ROOT);
+        String mode = ModeTags.of(start.mode());
         Observation parent = this.registry.getCurrentObservation();
         Observation observation = Observation.createNotStarted(ACQUIRE, this.registry)
             .parentObservation(parent)
