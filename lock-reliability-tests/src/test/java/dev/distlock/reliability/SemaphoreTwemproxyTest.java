@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -135,15 +133,11 @@ class SemaphoreTwemproxyTest {
 
     /** One key per shard, in shard order; found by taking a permit of each candidate and seeing where it lands. */
     private List<String> keysOnEveryShard(RedisLockService permits, String prefix) {
-        Map<RedisNode, String> byShard = new HashMap<>();
-        for (int i = 0; byShard.size() < this.proxy.shards().size(); i++) {
-            assertThat(i).as("candidates for " + prefix).isLessThan(1000);
-            String key = prefix + i;
+        return TwemproxyShards.keysOnEveryShard(this.proxy, prefix, key -> {
             try (LockHandle permit = permits.acquire(key, LockOptions.defaults().withPermits(1))) {
-                byShard.putIfAbsent(this.proxy.shardHolding(leases(key)), key);
+                return this.proxy.shardHolding(leases(key));
             }
-        }
-        return this.proxy.shards().stream().map(byShard::get).toList();
+        });
     }
 
     /** The sorted set of a semaphore's leases: where the semaphore lives. */

@@ -215,15 +215,11 @@ class TwemproxyLockTest {
 
     /** One key per shard, in shard order; found by taking each candidate's lock and seeing where it lands. */
     private List<String> keysOnEveryShard(RedisLockService locks, String prefix) {
-        Map<RedisNode, String> byShard = new HashMap<>();
-        for (int i = 0; byShard.size() < this.proxy.shards().size(); i++) {
-            assertThat(i).as("candidates for " + prefix).isLessThan(1000);
-            String key = prefix + i;
+        return TwemproxyShards.keysOnEveryShard(this.proxy, prefix, key -> {
             try (LockHandle lock = locks.acquire(key)) {
-                byShard.putIfAbsent(this.proxy.shardHolding(lockHash(key, LockMode.EXCLUSIVE)), key);
+                return this.proxy.shardHolding(lockHash(key, LockMode.EXCLUSIVE));
             }
-        }
-        return this.proxy.shards().stream().map(byShard::get).toList();
+        });
     }
 
     private static long evalshaCalls(RedisNode shard) {
