@@ -35,7 +35,8 @@ final class AccessCheck {
     }
 
     /**
-     * Runs the check: takes, renews, releases and gives up a probe lock of every type.
+     * Runs the check: takes, renews, releases and gives up a probe lock of every type; then decides whether the scripts
+     * need their ACL guard (off for a user granted every command, key and channel; see LockScripts#decideAclGuard).
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission
      * @throws LockUnavailableException when Redis cannot be reached
@@ -57,6 +58,7 @@ final class AccessCheck {
                 type.context.scripts().delete(type.keys(probe)); // no probe key outlives the check
             }
             subscriptions.open();
+            types.values().iterator().next().context.scripts().decideAclGuard();
         }
         catch (DataAccessException ex) {
             String refusal = PermissionRefusals.of(ex);

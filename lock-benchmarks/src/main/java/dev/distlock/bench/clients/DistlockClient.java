@@ -20,13 +20,17 @@ final class DistlockClient implements LockClient {
 
     /** The service every distlock client of the benchmark uses, blocking or not. */
     static RedisLockService service(LettuceConnection connection, ClientSettings settings) {
-        return RedisLockService.builder(connection.template)
+        RedisLockService service = RedisLockService.builder(connection.template)
             .keyPrefix("bench-distlock")
             .watchdogLease(settings.watchdogLease())
             .defaultWaitTime(settings.maxWait())
             // on, so that its check is measured; short, since the benchmark's Redis has just started
             .restartGrace(Duration.ofSeconds(1))
             .build();
+        // as the starter does at start-up (distlock.verify-access-on-startup, on by default): it also reads the user's
+        // ACL, and the benchmark's user (Redis's default, granted everything) runs the scripts without the ACL guard
+        service.verifyAccess();
+        return service;
     }
 
     @Override

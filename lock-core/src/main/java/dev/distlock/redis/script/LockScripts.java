@@ -93,12 +93,14 @@ public final class LockScripts {
     static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
 
     /** The start-up check's: whether the user may run every command the scripts run (see AccessCheck). */
-    static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.load("access-check.lua", Long.class, CHANNEL,
+    static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.loadAlwaysGuarded("access-check.lua", Long.class, CHANNEL,
             PUBLISH_COMMAND);
 
     private final RestartGrace restartGrace;
 
     private final AsyncScriptRunner async;
+
+    private final AclGuard aclGuard = new AclGuard();
 
     /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
     private final @Nullable AcknowledgedClusterScripts acknowledged;
@@ -124,6 +126,19 @@ public final class LockScripts {
         this.restartGrace = restartGrace;
         this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory());
         this.acknowledged = acknowledged;
+    }
+
+    /**
+     * Decides, from the Redis user's ACL, whether the scripts run their ACL guard (see {@link AclGuard}): off for a
+     * user granted every command, key and channel, else on. Runs {@code ACL WHOAMI} and {@code ACL GETUSER}.
+     */
+    public void decideAclGuard() {
+        this.aclGuard.decide(this.redis);
+    }
+
+    /** Whether the scripts check the user's grants before their first write (see {@link #decideAclGuard}). */
+    public boolean aclGuarded() {
+        return this.aclGuard.isOn();
     }
 
     /** A script read with its includes, its arguments named (see {@link ScriptLayout#read}), its header unchecked. */
@@ -236,8 +251,15 @@ public final class LockScripts {
             arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));
         }
         Object[] args = arguments.toArray();
-        List<?> replies = (this.acknowledged != null) ? this.acknowledged.renew(layout.script(), keys, args)
-                : this.redis.execute(layout.script(), keys, args);
+        List<?> replies;
+        try {
+            replies = (this.acknowledged != null) ? this.acknowledged.renew(layout.script(), keys, args)
+                    : this.redis.execute(layout.script(), keys, args);
+        }
+        catch (RuntimeException ex) {
+            this.aclGuard.noteFailure(ex);
+            throw ex;
+        }
         if (replies == null) {
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }
@@ -255,14 +277,32 @@ public final class LockScripts {
 
     /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
     CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
-        return this.async.run(script, keys, args);
+        CompletableFuture<Long> reply = this.async.run(this.aclGuard.select(script), keys, args);
+        if (!this.aclGuard.isOn()) {
+            reply.whenComplete((value, failure) -> {
+                if (failure != null) {
+                    this.aclGuard.noteFailure(failure);
+                }
+            });
+        }
+        return reply;
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
-        if (this.acknowledged != null && this.grantScripts.contains(script)) {
-            return this.acknowledged.grant(script, keys, args);
+        try {
+            return runSelected(script, keys, args);
         }
-        Long reply = this.redis.execute(script, keys, args);
+        catch (RuntimeException ex) {
+            this.aclGuard.noteFailure(ex);
+            throw ex;
+        }
+    }
+
+    private long runSelected(RedisScript<Long> script, List<String> keys, Object... args) {
+        if (this.acknowledged != null && this.grantScripts.contains(script)) {
+            return this.acknowledged.grant(this.aclGuard.select(script), keys, args);
+        }
+        Long reply = this.redis.execute(this.aclGuard.select(script), keys, args);
         if (reply == null) {
             // Only inside a pipeline or transaction, which a lock cannot take part in.
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");

@@ -30,19 +30,24 @@ public final class ScriptLayout<T> {
     /** The line that becomes the {@code local} statement naming the arguments (see {@link #read}). */
     private static final String ARGUMENTS = "--#arguments";
 
+    /** The shared file that defines the ACL guard, and what a script includes in its place without it. */
+    private static final String ACL_GUARD = "acl-guard.lua";
+
+    private static final String ACL_UNCHECKED = "acl-unchecked.lua";
+
     /** What {@link #declaredArguments} appends to a batch argument's name ({@code ARGV[n...]}). */
     private static final String BATCH = "...";
 
     private final String file;
 
-    private final RedisScript<T> script;
+    private final GuardedScript<T> script;
 
     private final ScriptArgument[] arguments;
 
     /** Per {@link ScriptArgument#ordinal()}, its ARGV index (0-based), or -1. */
     private final int[] positions = new int[ScriptArgument.values().length];
 
-    private ScriptLayout(String file, RedisScript<T> script, ScriptArgument[] arguments) {
+    private ScriptLayout(String file, GuardedScript<T> script, ScriptArgument[] arguments) {
         this.file = file;
         this.script = script;
         this.arguments = arguments;
@@ -62,6 +67,19 @@ public final class ScriptLayout<T> {
      * @throws IllegalStateException when the header and {@code arguments} disagree
      */
     public static <T> ScriptLayout<T> load(String file, Class<T> resultType, ScriptArgument... arguments) {
+        return load(file, resultType, true, arguments);
+    }
+
+    /**
+     * {@link #load}, for a script that must check the user's grants whoever runs it (the start-up check): no variant
+     * without the ACL guard.
+     */
+    static <T> ScriptLayout<T> loadAlwaysGuarded(String file, Class<T> resultType, ScriptArgument... arguments) {
+        return load(file, resultType, false, arguments);
+    }
+
+    private static <T> ScriptLayout<T> load(String file, Class<T> resultType, boolean unguardedVariant,
+            ScriptArgument... arguments) {
         String text = read(file);
         List<String> declared = declaredArguments(text).stream().map(name -> name.replace(BATCH, "")).toList();
         List<String> expected = Arrays.stream(arguments).map(Enum::name).toList();
@@ -71,7 +89,9 @@ public final class ScriptLayout<T> {
         }
         // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
         // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
-        return new ScriptLayout<>(file, new DefaultRedisScript<>(text, resultType), arguments.clone());
+        String unguarded = unguardedVariant ? read(file, false) : text;
+        return new ScriptLayout<>(file, new GuardedScript<>(text, resultType,
+                unguarded.equals(text) ? null : new DefaultRedisScript<>(unguarded, resultType)), arguments.clone());
     }
 
     /**
@@ -105,11 +125,16 @@ public final class ScriptLayout<T> {
      * script's body uses the names, never a position.
      */
     static String read(String name) {
-        String text = expand(name, new java.util.HashSet<>());
+        return read(name, true);
+    }
+
+    /** {@link #read}, with {@code acl-unchecked.lua} included in place of the ACL guard when {@code aclGuard} is false. */
+    static String read(String name, boolean aclGuard) {
+        String text = expand(name, new java.util.HashSet<>(), aclGuard);
         return text.replace(ARGUMENTS, binding(declaredArguments(text)));
     }
 
-    private static String expand(String name, java.util.Set<String> included) {
+    private static String expand(String name, java.util.Set<String> included, boolean aclGuard) {
         included.add(name);
         // Read by this class itself: on the module path the scripts' package is not open, so a class loader lookup
         // (ClassPathResource without a class) would not find them.
@@ -130,8 +155,11 @@ public final class ScriptLayout<T> {
                 continue;
             }
             String file = line.substring(INCLUDE.length()).split(" ", 2)[0];
+            if (!aclGuard && file.equals(ACL_GUARD)) {
+                file = ACL_UNCHECKED;
+            }
             if (!included.contains(file)) {
-                lines.add(expand(file, included).stripTrailing());
+                lines.add(expand(file, included, aclGuard).stripTrailing());
             }
         }
         return String.join("\n", lines);
@@ -150,6 +178,7 @@ public final class ScriptLayout<T> {
         return names.isEmpty() ? "-- (no arguments)" : "local " + String.join(", ", names) + " = " + String.join(", ", values);
     }
 
+    /** The script, with the ACL guard; {@link AclGuard#select} picks the variant a service runs. */
     public RedisScript<T> script() {
         return this.script;
     }
