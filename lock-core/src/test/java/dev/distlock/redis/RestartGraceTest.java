@@ -96,6 +96,23 @@ class RestartGraceTest {
         assertThat(this.redis.call("EXISTS", "distlock:restart-grace")).isEqualTo("1");
     }
 
+    @Test
+    void aLockCyclesGrantOnAKeptHashNeedsNoMarkerButAFreshKeyStillDoes() {
+        RedisLockService locks = this.clients.service(b -> b.restartGrace(Duration.ofSeconds(1)));
+        Await.until(Duration.ofSeconds(10), () -> uptimeSeconds() >= 3, "past the grace");
+        locks.acquire("kept").release(); // keeps the hash ('chain', 'fence') for the token retention
+        this.redis.call("DEL", "distlock:restart-grace");
+        this.redis.call("CONFIG", "RESETSTAT");
+
+        locks.acquire("kept").release();
+        assertThat(this.redis.call("INFO", "commandstats")).doesNotContain("cmdstat_exists")
+            .doesNotContain("cmdstat_info");
+        assertThat(this.redis.call("EXISTS", "distlock:restart-grace")).as("not looked for").isEqualTo("0");
+
+        locks.acquire("fresh").release();
+        assertThat(this.redis.call("EXISTS", "distlock:restart-grace")).as("a fresh key's grant asks").isEqualTo("1");
+    }
+
     private long uptimeSeconds() {
         String info = this.redis.call("INFO", "server");
         int start = info.indexOf("uptime_in_seconds:") + "uptime_in_seconds:".length();

@@ -47,7 +47,11 @@ if owner then
   end
   return -1 - leaseLeft
 end
-local graceLeft = restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
+-- A hash that keeps a 'chain' was granted since this Redis process's data began, by a grant the restart grace let
+-- through (it writes its marker before any grant goes ahead, and a restart that keeps the data keeps the marker too;
+-- only a service without a grace grants without the marker, and it grants after a restart regardless): the grace is
+-- over, and its EXISTS is left out of a lock cycle's grant.
+local graceLeft = not state[3] and restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
 if graceLeft then
   return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
 end

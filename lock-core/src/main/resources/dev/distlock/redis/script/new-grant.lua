@@ -17,12 +17,16 @@ local function grantAnew(hash, ownerToken, holdId, leaseMillis, watched, lastFen
   fence = string.format('%d', fence)
   local holdLease = watched and 'w'
     or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(leaseMillis))
-  if watched then
+  -- the run's first token stays in 'chain' as it is: written only when this grant starts a run
+  if watched and chain then
+    redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', ownerToken, '1', holdId, holdLease, 'fence', fence)
+  elseif watched then
     redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', ownerToken, '1', holdId, holdLease, 'fence', fence,
-      'chain', chain or fence)
+      'chain', fence)
+  elseif chain then
+    redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', holdId, holdLease, 'fence', fence)
   else
-    redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', holdId, holdLease, 'fence', fence, 'chain',
-      chain or fence)
+    redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', holdId, holdLease, 'fence', fence, 'chain', fence)
   end
   redis.call('PEXPIRE', hash, leaseMillis)
   return fence
