@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
 import dev.distlock.LockPermissionException;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.RedisNode;
@@ -68,6 +69,25 @@ class AclGuardTest {
             .hasMessageContaining("PEXPIRE command on the lock keys");
         assertThat(redis.call("EXISTS", "all:{second}:lock")).as("guarded again: nothing written").isEqualTo("0");
         redis.call("DEL", "all:{first}:lock");
+    }
+
+    @Test
+    void aRefusalMetByANonBlockingCallPutsTheGuardBackToo() {
+        redis.call("ACL", "SETUSER", "everything", "reset", "on", ">everything-secret", "+@all", "~*", "&*");
+        RedisLockService locks = this.clients.service(
+                this.clients.template(redis.port(), "everything", "everything-secret"), b -> b.keyPrefix("async"));
+        locks.verifyAccess();
+
+        redis.call("ACL", "SETUSER", "everything", "-pexpire");
+        assertThatThrownBy(() -> locks.async().acquire("first", LockOptions.defaults()).get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(LockPermissionException.class);
+        assertThat(redis.call("PTTL", "async:{first}:lock")).as("unguarded: stopped half-way").isEqualTo("-1");
+
+        assertThatThrownBy(() -> locks.async().acquire("second", LockOptions.defaults()).get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(LockPermissionException.class)
+            .hasMessageContaining("PEXPIRE command on the lock keys");
+        assertThat(redis.call("EXISTS", "async:{second}:lock")).as("guarded again: nothing written").isEqualTo("0");
+        redis.call("DEL", "async:{first}:lock");
     }
 
     @Test

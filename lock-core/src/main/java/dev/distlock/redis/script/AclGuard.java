@@ -111,11 +111,11 @@ public final class AclGuard {
 
     /**
      * A script failed: when Redis refused a command for lack of permission ({@link #refusesPermission}) while the guard was off, it is on
-     * from now on, and a warning says so.
+     * from now on, and a warning says so. Returns null, for use in {@code exceptionally}.
      */
-    void noteFailure(Throwable failure) {
+    @Nullable Long noteFailure(Throwable failure) {
         if (this.on) {
-            return;
+            return null;
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
@@ -124,9 +124,10 @@ public final class AclGuard {
                 logger.warn("Redis refused the lock's user a command (" + message + ") although its ACL granted "
                         + "every command, key and channel at start-up; the lock scripts check the user's grants before "
                         + "writing from now on. The script that met the refusal may have stopped half-way.");
-                return;
+                return null;
             }
         }
+        return null;
     }
 
     /**

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -101,6 +102,8 @@ public final class LockScripts {
     private final AsyncScriptRunner async;
 
     private final AclGuard aclGuard = new AclGuard();
+
+    private final Function<Throwable, @Nullable Long> noteFailure = this.aclGuard::noteFailure;
 
     /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
     private final @Nullable AcknowledgedClusterScripts acknowledged;
@@ -279,30 +282,22 @@ public final class LockScripts {
     CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
         CompletableFuture<Long> reply = this.async.run(this.aclGuard.select(script), keys, args);
         if (!this.aclGuard.isOn()) {
-            reply.whenComplete((value, failure) -> {
-                if (failure != null) {
-                    this.aclGuard.noteFailure(failure);
-                }
-            });
+            reply.exceptionally(this.noteFailure);
         }
         return reply;
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
+        Long reply;
         try {
-            return runSelected(script, keys, args);
+            reply = (this.acknowledged != null && this.grantScripts.contains(script))
+                    ? this.acknowledged.grant(this.aclGuard.select(script), keys, args)
+                    : this.redis.execute(this.aclGuard.select(script), keys, args);
         }
         catch (RuntimeException ex) {
             this.aclGuard.noteFailure(ex);
             throw ex;
         }
-    }
-
-    private long runSelected(RedisScript<Long> script, List<String> keys, Object... args) {
-        if (this.acknowledged != null && this.grantScripts.contains(script)) {
-            return this.acknowledged.grant(this.aclGuard.select(script), keys, args);
-        }
-        Long reply = this.redis.execute(this.aclGuard.select(script), keys, args);
         if (reply == null) {
             // Only inside a pipeline or transaction, which a lock cannot take part in.
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
