@@ -4,7 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.distlock.KeyText;
 import dev.distlock.LockPermissionException;
-import dev.distlock.redis.script.AclGuard;
+import dev.distlock.redis.script.LockScripts;
 
 /** Recognises Redis refusing the lock's user, as opposed to Redis not being reached. */
 final class PermissionRefusals {
@@ -19,7 +19,7 @@ final class PermissionRefusals {
     static @Nullable String of(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
-            if (message != null && (AclGuard.refusesPermission(message) || message.contains("WRONGPASS")
+            if (message != null && (LockScripts.refusesPermission(message) || message.contains("WRONGPASS")
                     || message.contains("NOAUTH"))) {
                 return message;
             }

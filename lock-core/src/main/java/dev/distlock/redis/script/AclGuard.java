@@ -28,7 +28,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * runs can fail the one script that meets the refusal half-way (for example a lock key written without its expiry);
  * every script after that runs guarded again. A user granted exactly what the lock needs is always guarded.
  */
-public final class AclGuard {
+final class AclGuard {
 
     private static final Log logger = LogFactory.getLog(LockScripts.class);
 
@@ -134,7 +134,7 @@ public final class AclGuard {
      * Whether Redis's words say it refused a command, key or channel for lack of permission: NOPERM to a client's own
      * command or from the ACL guard, or its error for a command a script ran.
      */
-    public static boolean refusesPermission(String message) {
+    static boolean refusesPermission(String message) {
         return message.contains("NOPERM") || message.contains("can't run this command")
                 || message.contains("can't publish") || message.contains("permissions to access");
     }

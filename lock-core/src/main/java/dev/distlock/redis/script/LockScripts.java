@@ -144,6 +144,11 @@ public final class LockScripts {
         return this.aclGuard.isOn();
     }
 
+    /** Whether Redis's error says it refused a command, key or channel for lack of permission (see AclGuard). */
+    public static boolean refusesPermission(String message) {
+        return AclGuard.refusesPermission(message);
+    }
+
     /** A script read with its includes, its arguments named (see {@link ScriptLayout#read}), its header unchecked. */
     public static <T> RedisScript<T> load(String name, Class<T> resultType) {
         // Read once into a String: a script built on a classpath resource checks the resource's last-modified time

@@ -19,14 +19,16 @@
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
 --#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
-local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', HOLD_ID, 'waiting')
-if state[1] ~= OWNER_TOKEN then
-  return notOwnerReply(state, OWNER_TOKEN, tonumber(FENCING_TOKEN)) -- 0 for a retried call whose first run freed it
+-- What the owner's release needs; the retried-release evidence is read only when the owner is not this one.
+local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
+if state[1] ~= OWNER_TOKEN then -- 0 for a retried call whose first run freed it (see notOwnerReply)
+  local evidence = redis.call('HMGET', KEYS[1], 'released', 'chain', 'fence')
+  return notOwnerReply({state[1], evidence[1], evidence[2], evidence[3]}, OWNER_TOKEN, tonumber(FENCING_TOKEN))
 end
-if not state[6] then
+if not state[3] then
   return 0
 end
-if state[5] ~= '1' then
+if state[2] ~= '1' then
   local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
     'PEXPIREAT', KEYS[1])
   if refused then
@@ -50,7 +52,7 @@ if tonumber(KEEP_HELD_MILLIS) > 0 then
 end
 -- The owner's last hold: one HDEL of its hold id and the owner's fields. A release that would publish checks the
 -- channel before the writes too.
-local publish = state[7] or PUBLISH_ONLY_TO_WAITERS ~= '1'
+local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
 local refused
 if publish then
   refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], PUBLISH_COMMAND, CHANNEL)
