@@ -42,13 +42,17 @@ final class GrantFailures {
 
     /**
      * After a timeout, or an interrupt while the client awaited the reply, the script may have run: the acquisition is
-     * undone. A refused connection never reached Redis, so it needs no undo. An interrupt is reported as such, with
+     * undone; so is one Redis refused for lack of permission. A refused connection never reached Redis, so it needs no undo. An interrupt is reported as such, with
      * the thread's flag left set.
      */
     LockException failed(DataAccessException cause) {
         LockException refused = PermissionRefusals.during("acquiring", this.hold.key(), cause);
         if (refused != null) {
-            return refused; // Redis answered: the script refused before writing (see the acquire scripts)
+            // Redis answered. With the ACL guard the script refused before writing; without it (a user granted
+            // everything, see LockScripts#decideAclGuard) it may have stopped half-way: undone, which a guarded
+            // release either does whole or refuses whole.
+            undoLater();
+            return refused;
         }
         boolean interrupted = Thread.currentThread().isInterrupted();
         if (interrupted || cause instanceof QueryTimeoutException) {

@@ -22,11 +22,12 @@ import org.springframework.data.redis.core.script.RedisScript;
  * whole, never half-way. The guard costs Redis 7–13% of a script's time, and it can only matter for a user whose ACL
  * can refuse something: a user granted every command, key and channel ({@code +@all ~* &*}) runs the scripts without
  * it, as decided by {@link #decide} (at start-up, see RedisLockService#verifyAccess); until then, and for good after
- * the first NOPERM any script meets ({@link #noteFailure}), the guard is on.
+ * the first permission refusal any script meets ({@link #noteFailure}), the guard is on.
  *
  * <p>What leaving it out risks: an administrator who takes a command away from such a user while the application
- * runs can fail the one script that meets the refusal half-way (for example a lock key written without its expiry);
- * every script after that runs guarded again. A user granted exactly what the lock needs is always guarded.
+ * runs can fail scripts already sent half-way (for example a lock key written without its expiry); every script sent
+ * after the first refusal is noted runs guarded. A user granted exactly what the lock needs is always guarded. On a
+ * Redis Cluster the ACL is read on one node: every node is expected to have the same users.
  */
 final class AclGuard {
 
@@ -36,6 +37,9 @@ final class AclGuard {
     private static final long ANSWER_SECONDS = 10;
 
     private volatile boolean on = true;
+
+    /** Set by the first refusal met without the guard: it stays on from then on, whatever {@link #decide} finds. */
+    private boolean refused;
 
     /** The variant of {@code script} to run: without the guard when it is off and the script has one. */
     <T> RedisScript<T> select(RedisScript<T> script) {
@@ -72,7 +76,12 @@ final class AclGuard {
         catch (RuntimeException ex) { // refused (NOPERM), unknown command, no answer: keep the guard
             unrestricted = false;
         }
-        this.on = !unrestricted;
+        decided(unrestricted);
+    }
+
+    /** Off for a user granted everything, unless a refusal was met before: then it stays on. */
+    synchronized void decided(boolean unrestricted) {
+        this.on = this.refused || !unrestricted;
     }
 
     /**
@@ -120,10 +129,17 @@ final class AclGuard {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
             if (message != null && refusesPermission(message)) {
-                this.on = true;
-                logger.warn("Redis refused the lock's user a command (" + message + ") although its ACL granted "
-                        + "every command, key and channel at start-up; the lock scripts check the user's grants before "
-                        + "writing from now on. The script that met the refusal may have stopped half-way.");
+                synchronized (this) {
+                    this.refused = true;
+                    if (!this.on) {
+                        this.on = true;
+                        logger.warn("Redis refused the lock's user a command (" + message + ") although its ACL "
+                                + "granted every command, key and channel at start-up; the lock scripts check the "
+                                + "user's grants before writing from now on. Scripts sent before this one may have "
+                                + "stopped half-way: a lock key left without an expiry (TTL -1) stays held until "
+                                + "deleted by hand.");
+                    }
+                }
                 return null;
             }
         }
@@ -135,8 +151,12 @@ final class AclGuard {
      * command or from the ACL guard, or its error for a command a script ran.
      */
     static boolean refusesPermission(String message) {
-        return message.contains("NOPERM") || message.contains("can't run this command")
-                || message.contains("can't publish") || message.contains("permissions to access");
+        return message.contains("NOPERM") // a client's own command, and the ACL guard's refusal
+                || message.contains("The user executing the script") // Redis 7.0: a script's command, key, channel
+                || message.contains("ACL failure in script") // Redis 7.2 and Valkey: the same
+                || message.contains("no permissions to") || message.contains("lacking the permissions")
+                || message.contains("can't run this command") || message.contains("can't publish")
+                || message.contains("permissions to access");
     }
 
     private static @Nullable String text(@Nullable Object value) {

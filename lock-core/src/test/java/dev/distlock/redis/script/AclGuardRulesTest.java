@@ -30,6 +30,43 @@ class AclGuardRulesTest {
     }
 
     @Test
+    void redisWordsForARefusalInsideAScriptAreRecognisedOnEveryVersion() {
+        // Redis 7.0 (the script's command, key and channel), 7.2 and Valkey, a client's own command, the guard's own
+        for (String refusal : List.of(
+                "ERR The user executing the script can't run this command or subcommand script: 5eb2, on @user_script:101.",
+                "ERR The user executing the script can't access at least one of the keys mentioned in the command "
+                        + "arguments script: 5eb2, on @user_script:101.",
+                "ERR The user executing the script can't publish to the channel mentioned in the command",
+                "ERR ACL failure in script: User locker has no permissions to run the 'pexpire' command script: 5eb2",
+                "ERR ACL failure in script: User locker has no permissions to access one of the keys used as arguments",
+                "NOPERM User locker has no permissions to run the 'evalsha' command",
+                "NOPERM this user has no permissions to run the PEXPIRE command on the lock keys")) {
+            assertThat(AclGuard.refusesPermission(refusal)).as(refusal).isTrue();
+        }
+        assertThat(AclGuard.refusesPermission("ERR Error running script: user_script:1: Script attempted to access "
+                + "a non local key in a cluster node")).isFalse();
+        assertThat(AclGuard.refusesPermission("Connection refused: /127.0.0.1:6379")).isFalse();
+    }
+
+    @Test
+    void aRefusalPutsTheGuardBackForGoodAndOnlyThen() {
+        AclGuard guard = new AclGuard();
+        guard.noteFailure(new IllegalStateException("NOPERM no"));
+        assertThat(guard.isOn()).as("on until decided").isTrue();
+        guard.decided(true);
+        assertThat(guard.select(LockScripts.ACQUIRE.script()))
+            .isSameAs(((GuardedScript<?>) LockScripts.ACQUIRE.script()).unguarded());
+        guard.noteFailure(new IllegalStateException("Command timed out after 2 second(s)"));
+        assertThat(guard.isOn()).as("not a refusal").isFalse();
+        guard.noteFailure(new RuntimeException("Error in execution", new IllegalStateException(
+                "ERR ACL failure in script: User u has no permissions to run the 'pexpire' command")));
+        assertThat(guard.isOn()).isTrue();
+        assertThat(guard.select(LockScripts.ACQUIRE.script())).isSameAs(LockScripts.ACQUIRE.script());
+        guard.decided(true);
+        assertThat(guard.isOn()).as("a later start-up check keeps it on").isTrue();
+    }
+
+    @Test
     void eachScriptWithTheGuardHasAVariantWithoutItAndTheStartUpCheckHasNone() {
         for (ScriptLayout<?> layout : List.of(LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.HAND_OFF,
                 FairLock.ACQUIRE, ReadLock.ACQUIRE, WriteLock.ACQUIRE, SemaphoreLock.ACQUIRE, SemaphoreLock.RELEASE)) {
