@@ -139,11 +139,6 @@ public final class LockScripts {
         this.aclGuard.decide(this.redis);
     }
 
-    /** Whether the scripts check the user's grants before their first write (see {@link #decideAclGuard}). */
-    public boolean aclGuarded() {
-        return this.aclGuard.isOn();
-    }
-
     /** Whether Redis's error says it refused a command, key or channel for lack of permission (see AclGuard). */
     public static boolean refusesPermission(String message) {
         return AclGuard.refusesPermission(message);
