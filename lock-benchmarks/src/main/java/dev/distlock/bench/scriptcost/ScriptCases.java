@@ -119,6 +119,8 @@ public final class ScriptCases {
         cases.add(renewal("renew: one lock per call" + Baseline.BEFORE, exclusive, 1,
                 Baseline.script("renew.lua", List.class)));
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock", exclusive, RENEW_BATCH, null));
+        cases.add(OneFieldRenewal.of("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH + " per call, per lock",
+                this.redis, RENEW_BATCH, LEASE));
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock" + Baseline.BEFORE, exclusive,
                 RENEW_BATCH, Baseline.script("renew.lua", List.class)));
 
@@ -172,7 +174,9 @@ public final class ScriptCases {
                 Map.entry("acquire: the same, no ACL guard", "acquire: new grant, watchdog lease"),
                 Map.entry("acquire: new grant, fixed lease", "acquire: new grant, watchdog lease"),
                 Map.entry("release: nobody waited, no ACL guard", "release: last hold, nobody waited"),
-                Map.entry("release: nobody waited, keeps nothing", "release: last hold, nobody waited"));
+                Map.entry("release: nobody waited, keeps nothing", "release: last hold, nobody waited"),
+                Map.entry("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH + " per call, per lock",
+                        "renew: " + RENEW_BATCH + " locks per call, per lock"));
         List<String> names = cases.stream().map(CostCase::name).toList();
         List<CostCase> grouped = new ArrayList<>();
         for (CostCase testCase : cases) {
