@@ -42,8 +42,8 @@ final class GrantFailures {
 
     /**
      * After a timeout, or an interrupt while the client awaited the reply, the script may have run: the acquisition is
-     * undone; so is one Redis refused for lack of permission. A refused connection never reached Redis, so it needs no undo. An interrupt is reported as such, with
-     * the thread's flag left set.
+     * undone; so is one Redis refused for lack of permission. A refused connection never reached Redis, so it needs no
+     * undo. An interrupt is reported as such, with the thread's flag left set.
      */
     LockException failed(DataAccessException cause) {
         LockException refused = PermissionRefusals.during("acquiring", this.hold.key(), cause);

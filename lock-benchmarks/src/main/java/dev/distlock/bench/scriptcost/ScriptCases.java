@@ -119,8 +119,8 @@ public final class ScriptCases {
         cases.add(renewal("renew: one lock per call" + Baseline.BEFORE, exclusive, 1,
                 Baseline.script("renew.lua", List.class)));
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock", exclusive, RENEW_BATCH, null));
-        cases.add(OneFieldRenewal.of("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH + " per call, per lock",
-                this.redis, RENEW_BATCH, LEASE));
+        cases.add(OneFieldRenewal.of("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH
+                + " per call, per lock", this.redis, RENEW_BATCH, LEASE));
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock" + Baseline.BEFORE, exclusive,
                 RENEW_BATCH, Baseline.script("renew.lua", List.class)));
 

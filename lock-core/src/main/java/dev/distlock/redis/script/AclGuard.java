@@ -19,10 +19,10 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Whether a service's lock scripts run the ACL guard (acl-guard.lua): checks, before a path's first write, that the
  * Redis user may run every command from there on, so that a grant revoked while the application runs fails a script
- * whole, never half-way. The guard costs Redis 5–13% of a script's time (BENCHMARKS.md), and it can only matter for a user whose ACL
- * can refuse something: a user granted every command, key and channel ({@code +@all ~* &*}) runs the scripts without
- * it, as decided by {@link #decide} (at start-up, see RedisLockService#verifyAccess); until then, and for good after
- * the first permission refusal any script meets ({@link #noteFailure}), the guard is on.
+ * whole, never half-way. The guard costs Redis 5–14% of a script's time (BENCHMARKS.md), and it can only matter for a
+ * user whose ACL can refuse something: a user granted every command, key and channel ({@code +@all ~* &*}) runs the
+ * scripts without it, as decided by {@link #decide} (at start-up, see RedisLockService#verifyAccess); until then, and
+ * for good after the first permission refusal any script meets ({@link #noteFailure}), the guard is on.
  *
  * <p>What leaving it out risks: an administrator who takes a command away from such a user while the application
  * runs can fail scripts already sent half-way (for example a lock key written without its expiry); every script sent
@@ -119,8 +119,8 @@ final class AclGuard {
     }
 
     /**
-     * A script failed: when Redis refused a command for lack of permission ({@link #refusesPermission}) while the guard was off, it is on
-     * from now on, and a warning says so. Returns null, for use in {@code exceptionally}.
+     * A script failed: when Redis refused a command for lack of permission ({@link #refusesPermission}) while the guard
+     * was off, it is on from now on, and a warning says so. Returns null, for use in {@code exceptionally}.
      */
     @Nullable Long noteFailure(Throwable failure) {
         if (this.on) {

@@ -94,8 +94,8 @@ public final class LockScripts {
     static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
 
     /** The start-up check's: whether the user may run every command the scripts run (see AccessCheck). */
-    static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.loadAlwaysGuarded("access-check.lua", Long.class, CHANNEL,
-            PUBLISH_COMMAND);
+    static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.loadAlwaysGuarded("access-check.lua", Long.class,
+            CHANNEL, PUBLISH_COMMAND);
 
     private final RestartGrace restartGrace;
 

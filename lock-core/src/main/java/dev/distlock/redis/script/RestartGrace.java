@@ -13,8 +13,8 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  *
  * <p>The scripts read {@code INFO server} only until the process is older than the grace; then they write a marker key
  * that lives as long as the process's data, so every later grant costs one {@code EXISTS}, but for an exclusive lock's
- * grant on a hash kept from an earlier grant (a lock cycle's), which the grace already let through. On a Redis Cluster the
- * marker must be in the lock's slot: one marker per slot, named with a hash tag of that slot.
+ * grant on a hash kept from an earlier grant (a lock cycle's), which the grace already let through. On a Redis Cluster
+ * the marker must be in the lock's slot: one marker per slot, named with a hash tag of that slot.
  */
 public final class RestartGrace {
 

@@ -128,7 +128,7 @@ public final class ScriptLayout<T> {
         return read(name, true);
     }
 
-    /** {@link #read}, with {@code acl-unchecked.lua} included in place of the ACL guard when {@code aclGuard} is false. */
+    /** {@link #read}, with {@code acl-unchecked.lua} in place of the ACL guard when {@code aclGuard} is false. */
     static String read(String name, boolean aclGuard) {
         String text = expand(name, new java.util.HashSet<>(), aclGuard);
         return text.replace(ARGUMENTS, binding(declaredArguments(text)));

@@ -33,7 +33,8 @@ class AclGuardRulesTest {
     void redisWordsForARefusalInsideAScriptAreRecognisedOnEveryVersion() {
         // Redis 7.0 (the script's command, key and channel), 7.2 and Valkey, a client's own command, the guard's own
         for (String refusal : List.of(
-                "ERR The user executing the script can't run this command or subcommand script: 5eb2, on @user_script:101.",
+                "ERR The user executing the script can't run this command or subcommand script: 5eb2, on "
+                        + "@user_script:101.",
                 "ERR The user executing the script can't access at least one of the keys mentioned in the command "
                         + "arguments script: 5eb2, on @user_script:101.",
                 "ERR The user executing the script can't publish to the channel mentioned in the command",
