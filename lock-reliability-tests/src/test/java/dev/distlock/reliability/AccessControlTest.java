@@ -25,7 +25,10 @@ import dev.distlock.test.RedisServers;
 
 /**
  * Redis with a password, and with an ACL user limited to the lock's key prefix and the commands the lock needs: the
- * lock works with that least-privilege user, and a user lacking a permission fails the start-up check clearly.
+ * lock works with that least-privilege user, and a user lacking a permission fails the start-up check clearly. The
+ * scripts' ACL guard is left out only for a user granted everything, as read by the start-up check, and comes back
+ * with the first refusal: what a script without the guard does when a command is revoked at run time (it may stop
+ * half-way) is what tells which variant ran.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AccessControlTest {
@@ -198,6 +201,80 @@ class AccessControlTest {
         finally {
             redis.call("ACL", "DELUSER", "revoked");
         }
+    }
+
+    @Test
+    void aUserGrantedEverythingRunsUnguardedUntilTheFirstRefusalThenGuarded() {
+        RedisLockService locks = unrestrictedUser("all");
+        try {
+            try (LockHandle held = locks.acquire("works")) {
+                assertThat(held.isHeld()).isTrue();
+            }
+
+            redis.call("ACL", "SETUSER", "everything", "-pexpire");
+            assertThatThrownBy(() -> locks.acquire("first")).isInstanceOf(LockPermissionException.class);
+            assertThat(redis.call("PTTL", "all:{first}:lock"))
+                .as("without the guard the grant stopped half-way: its hash written, its expiry refused")
+                .isEqualTo("-1");
+
+            assertThatThrownBy(() -> locks.acquire("second")).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("PEXPIRE command on the lock keys");
+            assertThat(redis.call("EXISTS", "all:{second}:lock")).as("guarded again: nothing written").isEqualTo("0");
+        }
+        finally {
+            redis.call("DEL", "all:{first}:lock");
+            redis.call("ACL", "DELUSER", "everything");
+        }
+    }
+
+    @Test
+    void aRefusalMetByANonBlockingCallPutsTheGuardBackToo() {
+        RedisLockService locks = unrestrictedUser("async");
+        try {
+            redis.call("ACL", "SETUSER", "everything", "-pexpire");
+            assertThatThrownBy(() -> locks.async().acquire("first", LockOptions.defaults()).get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockPermissionException.class);
+            assertThat(redis.call("PTTL", "async:{first}:lock")).as("unguarded: stopped half-way").isEqualTo("-1");
+
+            assertThatThrownBy(() -> locks.async().acquire("second", LockOptions.defaults()).get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("PEXPIRE command on the lock keys");
+            assertThat(redis.call("EXISTS", "async:{second}:lock")).as("guarded again: nothing written")
+                .isEqualTo("0");
+        }
+        finally {
+            redis.call("DEL", "async:{first}:lock");
+            redis.call("ACL", "DELUSER", "everything");
+        }
+    }
+
+    @Test
+    void aUserGrantedExactlyWhatTheLockNeedsStaysGuardedAfterTheStartUpCheck() {
+        RedisLockService locks = revocableUser("exact");
+        locks.verifyAccess();
+        locks.acquire("works").release();
+
+        redis.call("ACL", "SETUSER", "revoked", "-pexpire");
+        try {
+            assertThatThrownBy(() -> locks.acquire("first")).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("PEXPIRE command on the lock keys");
+            assertThat(redis.call("EXISTS", "exact:{first}:lock")).as("nothing half-written").isEqualTo("0");
+        }
+        finally {
+            redis.call("ACL", "DELUSER", "revoked");
+        }
+    }
+
+    /**
+     * A lock service as the ACL user {@code everything}, granted every command, key and channel, after the start-up
+     * check: its scripts run without the ACL guard (see LockScripts#decideAclGuard) until a refusal puts it back.
+     */
+    private RedisLockService unrestrictedUser(String prefix) {
+        redis.call("ACL", "SETUSER", "everything", "reset", "on", ">everything-secret", "+@all", "~*", "&*");
+        RedisLockService locks = this.clients.service(
+                this.clients.template(redis.port(), "everything", "everything-secret"), b -> b.keyPrefix(prefix));
+        locks.verifyAccess();
+        return locks;
     }
 
     /** A lock service as the ACL user {@code revoked}, granted exactly what the locks under {@code prefix} need. */
