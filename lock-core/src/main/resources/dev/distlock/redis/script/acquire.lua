@@ -2,8 +2,9 @@
 -- KEYS[1]  the lock hash: 'owner' = owner token, 'holds' = open holds, a field named by the owner token = open holds
 --          the watchdog renews (renew.lua reads it alone), one field per open hold id (its lease end in Redis ms, or
 --          'w' when the watchdog renews it),
---          'fence' = last fencing token, 'released' = token of the last owner to free it, 'chain' = the first token
---          of the run of grants since the hash last vanished, each ended by its owner's release (see release.lua)
+--          'fence' = last fencing token, 'chain' = the first token of the run of grants since the hash last
+--          vanished, each ended by its owner's release (see release.lua), 'released' = token of the last owner to
+--          release with a delay (see delayed-release.lua)
 -- KEYS[2]  the restart grace marker (see restart-grace.lua)
 -- The arguments (names shared with the Java side, dev.distlock.redis.script.ScriptArgument; every grant script takes
 -- the first six at these positions):

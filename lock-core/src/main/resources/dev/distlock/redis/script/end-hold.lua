@@ -1,10 +1,13 @@
 -- What the release scripts share about an owner's hash (see add-hold.lua).
 -- notOwnerReply: the reply to a release whose owner no longer holds the lock (state: HMGET of 'owner', 'released',
--- 'chain', 'fence'). A retried call whose first run freed the lock is recognised: this owner freed it last, or its
--- grant (fencing token) lies in the run of grants since 'chain', each ended by its owner's release, so this one was
--- released too (an expiry deletes the hash): 0. Else -1 when another owner holds it, -2 when nobody does.
+-- 'chain', 'fence'). A retried call whose first run freed the lock is recognised: its grant (fencing token) lies in the
+-- run of grants since 'chain', each ended by its owner's release (an expiry deletes the hash, 'chain' with it), before
+-- the run's last grant ('fence'), or is that last grant while nobody holds the lock (only the owner's release removes
+-- an owner field); or a delayed release marked this owner 'released' (see delayed-release.lua): 0. Else -1 when
+-- another owner holds it, -2 when nobody does.
 local function notOwnerReply(state, ownerToken, token)
-  if state[2] == ownerToken or (state[3] and tonumber(state[3]) <= token and token < tonumber(state[4])) then
+  local chain, fence = tonumber(state[3]), tonumber(state[4])
+  if state[2] == ownerToken or (chain and chain <= token and (token < fence or (not state[1] and token == fence))) then
     return 0
   end
   if state[1] then

@@ -42,13 +42,12 @@ if tonumber(KEEP_HELD_MILLIS) > 0 then
   return 1
 end
 -- the last hold may wake a waiter: the channel is checked before the writes
-local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZREM', KEYS[3],
-  'ZRANGE', KEYS[2], 'ZRANGEBYSCORE', KEYS[3], PUBLISH_COMMAND, CHANNEL)
+local refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZREM', KEYS[3], 'ZRANGE', KEYS[2],
+  'ZRANGEBYSCORE', KEYS[3], PUBLISH_COMMAND, CHANNEL)
 if refused then
   return refused
 end
-redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN)
-redis.call('HSET', KEYS[1], 'released', OWNER_TOKEN)
+redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN) -- 'fence' and 'chain' stay (see release.lua)
 redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
 local now = redis.call('TIME')
 dropLapsed(KEYS[2], KEYS[3], now[1] * 1000 + math.floor(now[2] / 1000))

@@ -34,26 +34,47 @@ class ReleaseScriptTest {
     void aRetriedReleaseOfAReentrantHoldDoesNotCountTwice() {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry}:lock";
-        assertThat(acquire(scripts, hash, "owner-a", "1")).isPositive();
-        assertThat(acquire(scripts, hash, "owner-a", "2")).isPositive();
+        long fence = acquire(scripts, hash, "owner-a", "1");
+        assertThat(acquire(scripts, hash, "owner-a", "2")).isEqualTo(fence);
 
-        assertThat(release(scripts, hash, "owner-a", "2")).isEqualTo(LockScripts.STILL_HELD);
-        assertThat(release(scripts, hash, "owner-a", "2")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "2", fence)).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(release(scripts, hash, "owner-a", "2", fence)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
         assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-a");
 
-        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.FREED);
-        assertThat(release(scripts, hash, "owner-a", "1")).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "1", fence)).isEqualTo(LockScripts.FREED);
+        assertThat(release(scripts, hash, "owner-a", "1", fence)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+    }
+
+    /**
+     * The owner's last release writes no mark of its own: the hash keeps 'fence' and 'chain', and with no owner they
+     * say that the run's last grant was released too. Tokens outside the run still read as not held.
+     */
+    @Test
+    void aFreedLockKeepsItsRunAndARetryOfItsLastGrantIsRecognisedByIt() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{retry5}:lock";
+        long fenceA = acquire(scripts, hash, "owner-a", "1");
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("HKEYS", hash).split("\n")).as("what a free lock keeps")
+            .containsExactlyInAnyOrder("fence", "chain");
+
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-z", "1", fenceA + 1)).as("a later token, never granted here")
+            .isEqualTo(LockScripts.NOT_HELD);
+        assertThat(release(scripts, hash, "owner-y", "1", fenceA - 1)).as("an earlier token, before the run")
+            .isEqualTo(LockScripts.NOT_HELD);
+        assertThat(release(scripts, hash, "owner-x", "1")).as("no token").isEqualTo(LockScripts.NOT_HELD);
     }
 
     @Test
     void aRetriedReleaseAfterAnotherOwnerTookTheLockLeavesItAlone() {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry2}:lock";
-        assertThat(acquire(scripts, hash, "owner-a", "1")).isPositive();
-        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.FREED);
+        long fenceA = acquire(scripts, hash, "owner-a", "1");
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
         assertThat(acquire(scripts, hash, "owner-b", "1")).isPositive();
 
-        assertThat(release(scripts, hash, "owner-a", "1")).isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.ALREADY_RELEASED);
         assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
         assertThat(release(scripts, hash, "owner-c", "1")).isEqualTo(LockScripts.HELD_BY_ANOTHER);
         assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
