@@ -36,6 +36,10 @@ public final class ScriptCases {
 
     private static final int RENEW_BATCH = 100;
 
+    /** Redisson's renewal loop (HEXISTS, then PEXPIRE without GT) on distlock's hashes, keys and tokens. */
+    private static final String REDISSON_SCRIPT_ON_OUR_HASHES = "renew: Redisson's loop on distlock's hashes, "
+            + RENEW_BATCH + " per call, per lock";
+
     private final Map<LockMode, LockType> types;
 
     private final Map<LockMode, LockType> typesWithoutGrace;
@@ -121,6 +125,7 @@ public final class ScriptCases {
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock", exclusive, RENEW_BATCH, null));
         cases.add(OneFieldRenewal.of("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH
                 + " per call, per lock", this.redis, RENEW_BATCH, LEASE));
+        cases.add(renewal(REDISSON_SCRIPT_ON_OUR_HASHES, exclusive, RENEW_BATCH, OneFieldRenewal.RENEW));
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock" + Baseline.BEFORE, exclusive,
                 RENEW_BATCH, Baseline.script("renew.lua", List.class)));
 
@@ -176,7 +181,8 @@ public final class ScriptCases {
                 Map.entry("release: nobody waited, no ACL guard", "release: last hold, nobody waited"),
                 Map.entry("release: nobody waited, keeps nothing", "release: last hold, nobody waited"),
                 Map.entry("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH + " per call, per lock",
-                        "renew: " + RENEW_BATCH + " locks per call, per lock"));
+                        "renew: " + RENEW_BATCH + " locks per call, per lock"),
+                Map.entry(REDISSON_SCRIPT_ON_OUR_HASHES, "renew: " + RENEW_BATCH + " locks per call, per lock"));
         List<String> names = cases.stream().map(CostCase::name).toList();
         List<CostCase> grouped = new ArrayList<>();
         for (CostCase testCase : cases) {
@@ -214,7 +220,7 @@ public final class ScriptCases {
                 int[] renewed = type.renew(holds, LEASE);
                 all = java.util.Arrays.stream(renewed).allMatch(code -> code == 1) ? 1 : 0;
             }
-            else { // the same keys and arguments (the layout did not change), the baseline's text
+            else { // the same keys and arguments (the layout did not change), another script's text
                 List<String> keys = new ArrayList<>();
                 List<Object> args = new ArrayList<>(List.of(LEASE));
                 holds.forEach(hold -> {
