@@ -235,7 +235,7 @@ final class Releases implements RedisLockHandle.Releaser {
 
     /**
      * What a retry's reply means. The script recognises a hold its earlier try released by what that try left in the
-     * lock's hash (the 'released' mark, the run of grants since 'chain'), but a later grant sets the hash's expiry to
+     * lock's hash (the run of grants since 'chain', up to 'fence'), but a later grant sets the hash's expiry to
      * its own lease, and when that grant lapses the evidence goes with it: a local waiter's hand-off grant, which
      * nobody renews before the hand-off's reply arrives, or another owner's short lease. The retry then reads "held
      * by another" or "held by nobody". While this hold's lease cannot have run out in Redis yet (its deadline here is
