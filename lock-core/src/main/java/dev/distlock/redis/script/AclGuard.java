@@ -120,11 +120,11 @@ final class AclGuard {
 
     /**
      * A script failed: when Redis refused a command for lack of permission ({@link #refusesPermission}) while the guard
-     * was off, it is on from now on, and a warning says so. Returns null, for use in {@code exceptionally}.
+     * was off, it is on from now on, and a warning says so. Never throws.
      */
-    @Nullable Long noteFailure(Throwable failure) {
+    void noteFailure(Throwable failure) {
         if (this.on) {
-            return null;
+            return;
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = cause.getMessage();
@@ -140,10 +140,9 @@ final class AclGuard {
                                 + "deleted by hand.");
                     }
                 }
-                return null;
+                return;
             }
         }
-        return null;
     }
 
     /**

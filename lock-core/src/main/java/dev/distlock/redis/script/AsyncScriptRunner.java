@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -25,7 +26,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * (kept between calls while it is open), so that any number of calls are in flight on one connection with no thread
  * waiting: EVALSHA, and EVAL when Redis
  * answers NOSCRIPT (after a restart or {@code SCRIPT FLUSH}), as the blocking template does. Failures are translated
- * as Spring Data Redis translates them on the blocking path, so both paths report alike.
+ * as Spring Data Redis translates them on the blocking path, so both paths report alike, and each is shown to a
+ * listener (the ACL guard's) before the call's future completes with it: no stage per call for that.
  */
 final class AsyncScriptRunner {
 
@@ -33,14 +35,18 @@ final class AsyncScriptRunner {
 
     private final RedisConnectionFactory connectionFactory;
 
+    /** Told of every failed call, on the thread that completes it, before its future completes. */
+    private final Consumer<Throwable> failures;
+
     /** Whether the factory hands out one shared native connection, whose commands can be kept while it is open. */
     private final boolean shared;
 
     /** The shared connection's commands, kept between calls; null until first use. */
     private volatile @Nullable Shared sharedCommands;
 
-    AsyncScriptRunner(RedisConnectionFactory connectionFactory) {
+    AsyncScriptRunner(RedisConnectionFactory connectionFactory, Consumer<Throwable> failures) {
         this.connectionFactory = connectionFactory;
+        this.failures = failures;
         this.shared = connectionFactory instanceof LettuceConnectionFactory lettuce
                 && lettuce.getShareNativeConnection();
     }
@@ -58,7 +64,9 @@ final class AsyncScriptRunner {
                 commands = scripting(connection);
             }
             catch (RuntimeException ex) {
-                return CompletableFuture.failedFuture(translate(ex));
+                Throwable translated = translate(ex);
+                tell(translated);
+                return CompletableFuture.failedFuture(translated);
             }
             StatefulConnection<?, ?> stateful = (commands instanceof RedisAsyncCommands<?, ?> single)
                     ? single.getStatefulConnection()
@@ -100,7 +108,7 @@ final class AsyncScriptRunner {
         return (RedisScriptingAsyncCommands<byte[], byte[]>) commands;
     }
 
-    private static void finish(CompletableFuture<Long> reply, @Nullable RedisConnection dedicated, Long value,
+    private void finish(CompletableFuture<Long> reply, @Nullable RedisConnection dedicated, Long value,
             Throwable failure) {
         if (dedicated != null) {
             try {
@@ -111,13 +119,25 @@ final class AsyncScriptRunner {
             }
         }
         if (failure != null) {
-            reply.completeExceptionally(translate(unwrap(failure)));
+            Throwable translated = translate(unwrap(failure));
+            tell(translated);
+            reply.completeExceptionally(translated);
         }
         else if (value == null) {
             reply.completeExceptionally(new IllegalStateException("A lock script answered nothing"));
         }
         else {
             reply.complete(value);
+        }
+    }
+
+    /** Tells the listener of a failure; the listener's own failure never keeps the call's future from completing. */
+    private void tell(Throwable failure) {
+        try {
+            this.failures.accept(failure);
+        }
+        catch (RuntimeException ignored) {
+            // the call's failure is what its caller hears of
         }
     }
 

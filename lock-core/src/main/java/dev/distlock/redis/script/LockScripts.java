@@ -24,7 +24,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -103,8 +102,6 @@ public final class LockScripts {
 
     private final AclGuard aclGuard = new AclGuard();
 
-    private final Function<Throwable, @Nullable Long> noteFailure = this.aclGuard::noteFailure;
-
     /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
     private final @Nullable AcknowledgedClusterScripts acknowledged;
 
@@ -127,7 +124,7 @@ public final class LockScripts {
             @Nullable AcknowledgedClusterScripts acknowledged) {
         this.redis = redis;
         this.restartGrace = restartGrace;
-        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory());
+        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), this.aclGuard::noteFailure);
         this.acknowledged = acknowledged;
     }
 
@@ -280,11 +277,7 @@ public final class LockScripts {
 
     /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
     CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
-        CompletableFuture<Long> reply = this.async.run(this.aclGuard.select(script), keys, args);
-        if (!this.aclGuard.isOn()) {
-            reply.exceptionally(this.noteFailure);
-        }
-        return reply;
+        return this.async.run(this.aclGuard.select(script), keys, args);
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
