@@ -6,8 +6,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The default for how long a freed lock keeps its hash (last fencing token, its last owner, the chain of released
- * grants) and a released reader its marker: long enough to recognise a retried release, no longer. A release is tried
+ * The default for how long a freed lock keeps its hash (last fencing token, the chain of released grants) and a
+ * released reader its marker: long enough to recognise a retried release, no longer. A release is tried
  * {@code attempts} times, each bounded by the client's command timeout, with 50 and 100 ms between tries; the last try
  * reaches Redis at most that long after the first freed the lock. The fencing token needs no retention: a new grant's
  * token is at least Redis's clock in microseconds, which passed every earlier token unless the clock stepped back.

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.test.Await;
@@ -185,7 +186,12 @@ class LocalHandOffTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aHandedOffLockIsRenewedByTheWatchdogAndItsLossIsReported() throws Exception {
-        RedisLockService locks = this.clients.service(b -> b.watchdogLease(Duration.ofMillis(900)));
+        List<LockEvent.HandedOff> handOffs = Collections.synchronizedList(new ArrayList<>());
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(Duration.ofMillis(900)).listener(event -> {
+            if (event instanceof LockEvent.HandedOff handOff) {
+                handOffs.add(handOff);
+            }
+        }));
         LockHandle holder = locks.acquire("hot");
         AtomicReference<LockHandle> handed = new AtomicReference<>();
         CompletableFuture<LeaseLostException> lost = new CompletableFuture<>();
@@ -211,6 +217,11 @@ class LocalHandOffTest {
             Await.until(Duration.ofSeconds(10), () -> handed.get() != null, "the lock was handed to the waiter");
             LockHandle lock = handed.get();
             assertThat(lock.fencingToken()).isGreaterThan(holder.fencingToken());
+            Await.until(Duration.ofSeconds(10), () -> !handOffs.isEmpty(), "the hand-off was reported");
+            assertThat(handOffs).as("handed off, never freed").singleElement().satisfies(handOff -> {
+                assertThat(handOff.from().fencingToken()).isEqualTo(holder.fencingToken());
+                assertThat(handOff.to().fencingToken()).isEqualTo(lock.fencingToken());
+            });
             assertThat(this.redis.call("HGET", LOCK, "owner")).isEqualTo(lock.ownerToken());
             long renewedUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
             Await.until(Duration.ofSeconds(10), () -> System.nanoTime() - renewedUntil > 0, "two leases passed");

@@ -136,6 +136,26 @@ class ReleaseScriptTest {
         assertThat(this.redis.call("ZCARD", "distlock:{retry}:rw:readers")).isEqualTo("0");
     }
 
+    /** fair-release.lua writes no mark of its own either: a retry of the run's last grant is known by 'fence'. */
+    @Test
+    void aRetriedFairReleaseOfTheLastGrantIsRecognisedByItsRun() {
+        StringRedisTemplate template = this.clients.template();
+        FairLock type = new FairLock(new LockType.Context(new LockKeys("distlock"), new LockScripts(template), "test",
+                "60000", "1000", new ShardedPubSub(template, "distlock:{probe}:released")));
+        LockTarget hold = new Target("fair-retry", "owner-a", type.releaseChannel("fair-retry"));
+        long fence = type.acquire(hold, new LockType.Grant("1", "10000", false, false, false));
+        assertThat(fence).isPositive();
+
+        assertThat(type.release(hold, new LockType.Release("1", fence, false, "0"))).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("HKEYS", "distlock:{fair-retry}:fair:lock").split("\\n")).as("no mark")
+            .containsExactlyInAnyOrder("fence", "chain");
+        assertThat(type.release(hold, new LockType.Release("1", fence, false, "0"))).as("retry")
+            .isEqualTo(LockScripts.ALREADY_RELEASED);
+        LockTarget stranger = new Target("fair-retry", "owner-z", type.releaseChannel("fair-retry"));
+        assertThat(type.release(stranger, new LockType.Release("1", fence + 1, false, "0")))
+            .as("a token never granted here").isEqualTo(LockScripts.NOT_HELD);
+    }
+
     private static long acquire(LockScripts scripts, String hash, String owner, String holdId) {
         return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", false, false, false)).run();
     }
