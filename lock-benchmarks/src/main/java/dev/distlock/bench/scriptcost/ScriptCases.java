@@ -204,7 +204,7 @@ public final class ScriptCases {
     }
 
     @SuppressWarnings("rawtypes")
-    private CostCase renewal(String name, LockType type, int batch, RedisScript<List> before) {
+    private CostCase renewal(String name, LockType type, int batch, RedisScript<List> otherScript) {
         IntFunction<CompletableFuture<Long>> take = i -> type.acquireCall(holder(type, i, "a"), watched("1"))
             .runAsync();
         IntFunction<CompletableFuture<Long>> renew = i -> {
@@ -216,7 +216,7 @@ public final class ScriptCases {
                 holds.add(holder(type, k, "a"));
             }
             long all;
-            if (before == null) {
+            if (otherScript == null) {
                 int[] renewed = type.renew(holds, LEASE);
                 all = java.util.Arrays.stream(renewed).allMatch(code -> code == 1) ? 1 : 0;
             }
@@ -227,7 +227,7 @@ public final class ScriptCases {
                     keys.add(PREFIX + ":{" + hold.key() + "}:lock");
                     args.add(hold.ownerToken());
                 });
-                List<?> replies = this.redis.execute(before, keys, args.toArray());
+                List<?> replies = this.redis.execute(otherScript, keys, args.toArray());
                 all = replies.stream().allMatch(code -> ((Number) code).longValue() == 1) ? 1 : 0;
             }
             return CompletableFuture.completedFuture(all);
@@ -286,8 +286,7 @@ public final class ScriptCases {
      * script against itself.
      */
     static String keepNothing(String script) {
-        String kept = script.replaceAll("if state\\[4\\] then\\n  redis\\.call\\('HDEL', KEYS\\[1\\], [^\\n]*\\n"
-                + "else\\n  redis\\.call\\('HDEL', KEYS\\[1\\], [^\\n]*\\nend\\n"
+        String kept = script.replaceAll("redis\\.call\\('HDEL', KEYS\\[1\\], HOLD_ID, 'owner'[^\\n]*\\n"
                 + "redis\\.call\\('PEXPIRE', KEYS\\[1\\], TOKEN_RETENTION_MILLIS\\)\\n",
                 "redis.call('DEL', KEYS[1])\n");
         if (kept.equals(script)) {

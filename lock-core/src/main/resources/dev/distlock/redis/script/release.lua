@@ -50,9 +50,9 @@ if tonumber(KEEP_HELD_MILLIS) > 0 then
   keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
   return 1
 end
--- The owner's last hold: one HDEL of its hold id and the owner's fields ('waiting' only when set). The hash keeps
--- 'fence' and 'chain' for the token retention: with no owner, they mark this grant released (see notOwnerReply). A
--- release that would publish checks the channel before the writes too.
+-- The owner's last hold: one HDEL of its hold id and the owner's fields. The hash keeps 'fence' and 'chain' for the
+-- token retention: with no owner, they mark this grant released (see notOwnerReply). A release that would publish
+-- checks the channel before the writes too.
 local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
 local refused
 if publish then
@@ -63,11 +63,7 @@ end
 if refused then
   return refused
 end
-if state[4] then
-  redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN, 'waiting')
-else
-  redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN)
-end
+redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN, 'waiting')
 redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
 if publish then
   redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
