@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -206,46 +207,53 @@ class AccessControlTest {
     @Test
     void aUserGrantedEverythingRunsUnguardedUntilTheFirstRefusalThenGuarded() {
         RedisLockService locks = unrestrictedUser("all");
-        try {
-            try (LockHandle held = locks.acquire("works")) {
-                assertThat(held.isHeld()).isTrue();
-            }
-
-            redis.call("ACL", "SETUSER", "everything", "-pexpire");
-            assertThatThrownBy(() -> locks.acquire("first")).isInstanceOf(LockPermissionException.class);
-            assertThat(redis.call("PTTL", "all:{first}:lock"))
-                .as("without the guard the grant stopped half-way: its hash written, its expiry refused")
-                .isEqualTo("-1");
-
-            assertThatThrownBy(() -> locks.acquire("second")).isInstanceOf(LockPermissionException.class)
-                .hasMessageContaining("PEXPIRE command on the lock keys");
-            assertThat(redis.call("EXISTS", "all:{second}:lock")).as("guarded again: nothing written").isEqualTo("0");
+        try (LockHandle held = locks.acquire("works")) {
+            assertThat(held.isHeld()).isTrue();
         }
-        finally {
-            redis.call("DEL", "all:{first}:lock");
-            redis.call("ACL", "DELUSER", "everything");
-        }
+        aRefusalPutsTheGuardBack("all", locks::acquire);
     }
 
     @Test
     void aRefusalMetByANonBlockingCallPutsTheGuardBackToo() {
         RedisLockService locks = unrestrictedUser("async");
+        aRefusalPutsTheGuardBack("async", key -> {
+            try {
+                locks.async().acquire(key, LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+            }
+            catch (ExecutionException ex) {
+                throw ex.getCause(); // as the blocking call throws it
+            }
+        });
+    }
+
+    /**
+     * For {@link #unrestrictedUser}'s service, running without the guard: a grant that meets a revoked PEXPIRE stops
+     * half-way (its hash written, its expiry refused), and that refusal puts the guard back, so the next grant is
+     * refused whole.
+     */
+    private void aRefusalPutsTheGuardBack(String prefix, Acquisition acquire) {
         try {
             redis.call("ACL", "SETUSER", "everything", "-pexpire");
-            assertThatThrownBy(() -> locks.async().acquire("first", LockOptions.defaults()).get(10, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(LockPermissionException.class);
-            assertThat(redis.call("PTTL", "async:{first}:lock")).as("unguarded: stopped half-way").isEqualTo("-1");
+            assertThatThrownBy(() -> acquire.of("first")).isInstanceOf(LockPermissionException.class);
+            assertThat(redis.call("PTTL", prefix + ":{first}:lock"))
+                .as("without the guard the grant stopped half-way: its hash written, its expiry refused")
+                .isEqualTo("-1");
 
-            assertThatThrownBy(() -> locks.async().acquire("second", LockOptions.defaults()).get(10, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(LockPermissionException.class)
+            assertThatThrownBy(() -> acquire.of("second")).isInstanceOf(LockPermissionException.class)
                 .hasMessageContaining("PEXPIRE command on the lock keys");
-            assertThat(redis.call("EXISTS", "async:{second}:lock")).as("guarded again: nothing written")
+            assertThat(redis.call("EXISTS", prefix + ":{second}:lock")).as("guarded again: nothing written")
                 .isEqualTo("0");
         }
         finally {
-            redis.call("DEL", "async:{first}:lock");
+            redis.call("DEL", prefix + ":{first}:lock");
             redis.call("ACL", "DELUSER", "everything");
         }
+    }
+
+    /** One acquisition of {@code key}, failing as its caller sees the failure. */
+    private interface Acquisition {
+
+        void of(String key) throws Throwable;
     }
 
     @Test
