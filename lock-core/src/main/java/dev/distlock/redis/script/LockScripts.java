@@ -35,8 +35,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/*.lua}) and run
- * with EVALSHA through the template, which falls back to EVAL (reloading the script) when Redis answers NOSCRIPT after
- * a {@code SCRIPT FLUSH} or a restart.
+ * with EVALSHA, falling back to EVAL (reloading the script) when Redis answers NOSCRIPT after a {@code SCRIPT FLUSH}
+ * or a restart. Lock calls, blocking or not, go straight to the Lettuce connection ({@link AsyncScriptRunner}); the
+ * template runs them only for another client library, and runs renewals and the rest.
  */
 public final class LockScripts {
 
@@ -281,10 +282,13 @@ public final class LockScripts {
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
+        boolean acknowledgedGrant = this.acknowledged != null && this.grantScripts.contains(script);
+        if (!acknowledgedGrant && this.async.runsBlockingCalls()) {
+            return this.async.runBlocking(this.aclGuard.select(script), keys, args); // tells the guard of a failure
+        }
         Long reply;
         try {
-            reply = (this.acknowledged != null && this.grantScripts.contains(script))
-                    ? this.acknowledged.grant(this.aclGuard.select(script), keys, args)
+            reply = acknowledgedGrant ? this.acknowledged.grant(this.aclGuard.select(script), keys, args)
                     : this.redis.execute(this.aclGuard.select(script), keys, args);
         }
         catch (RuntimeException ex) {
