@@ -1,7 +1,5 @@
 package dev.distlock;
 
-import java.util.regex.Pattern;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,22 +13,33 @@ final class LockNames {
 
     static final int MAX_LENGTH = 200;
 
-    /** A kind that can be derived from a key: a letter, then letters, '.', '-' or '_'; no digits, which ids have. */
-    private static final Pattern KIND = Pattern.compile("[A-Za-z][A-Za-z._-]{0,63}");
+    /** The longest kind that can be derived from a key (see {@link #derive}). */
+    private static final int MAX_KIND_LENGTH = 64;
 
     private LockNames() {
     }
 
-    /** The name of a key: its text before the first ':' when that text is a {@link #KIND}, else {@link #UNNAMED}. */
+    /**
+     * The name of a key: its text before the first ':' when that text is a kind (a letter, then up to 63 letters,
+     * '.', '-' or '_'; no digits, which ids have), else {@link #UNNAMED}. Runs on every call: no pattern, no garbage
+     * but the name.
+     */
     static String derive(String key) {
         int colon = key.indexOf(':');
-        if (colon > 0) {
-            String kind = key.substring(0, colon);
-            if (KIND.matcher(kind).matches()) {
-                return kind;
+        if (colon <= 0 || colon > MAX_KIND_LENGTH || !isLetter(key.charAt(0))) {
+            return UNNAMED;
+        }
+        for (int i = 1; i < colon; i++) {
+            char c = key.charAt(i);
+            if (!isLetter(c) && c != '.' && c != '-' && c != '_') {
+                return UNNAMED;
             }
         }
-        return UNNAMED;
+        return key.substring(0, colon);
+    }
+
+    private static boolean isLetter(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
     }
 
     static String check(@Nullable String name) {

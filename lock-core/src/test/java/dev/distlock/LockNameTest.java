@@ -28,6 +28,8 @@ class LockNameTest {
             alice@example.com:cart   | unnamed
             :stock                   | unnamed
             '  stock:1'              | unnamed
+            stöck:1                  | unnamed
+            stock1:1                 | unnamed
             """)
     void theDerivedNameIsTheKeysKindOrUnnamed(String key, String name) {
         assertThat(LockOptions.defaults().nameFor(key)).isEqualTo(name);

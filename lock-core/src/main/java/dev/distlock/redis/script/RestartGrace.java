@@ -29,12 +29,16 @@ public final class RestartGrace {
 
     private final boolean cluster;
 
+    /** The one marker of a server that is not a Cluster, named once. */
+    private final String singleMarker;
+
     private volatile String @Nullable [] slotTags;
 
     public RestartGrace(Duration grace, String prefix, boolean cluster) {
         this.graceMillis = Long.toString(grace.toMillis());
         this.prefix = prefix;
         this.cluster = cluster;
+        this.singleMarker = prefix + ":restart-grace";
     }
 
     /** No grace: every grant goes ahead at once. */
@@ -58,7 +62,7 @@ public final class RestartGrace {
     /** The marker key in the slot of {@code lockName}, any Redis name of the lock (they all carry its hash tag). */
     String marker(String lockName) {
         if (!this.cluster) {
-            return this.prefix + ":restart-grace";
+            return this.singleMarker;
         }
         return this.prefix + ":{" + slotTags()[ClusterSlotHashUtil.calculateSlot(lockName)] + "}:restart-grace";
     }
