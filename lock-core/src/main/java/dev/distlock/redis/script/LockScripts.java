@@ -37,7 +37,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/*.lua}) and run
  * with EVALSHA, falling back to EVAL (reloading the script) when Redis answers NOSCRIPT after a {@code SCRIPT FLUSH}
  * or a restart. Lock calls, blocking or not, go straight to the Lettuce connection ({@link AsyncScriptRunner}); the
- * template runs them only for another client library, and runs renewals and the rest.
+ * template runs them only on a connection factory other than Lettuce's and for grants with replica acknowledgements on
+ * a Redis Cluster, and it runs renewals and every other command.
  */
 public final class LockScripts {
 
