@@ -62,9 +62,11 @@ final class AsyncScriptRunner {
     AsyncScriptRunner(RedisConnectionFactory connectionFactory, Consumer<Throwable> failures) {
         this.connectionFactory = connectionFactory;
         this.failures = failures;
-        this.lettuce = connectionFactory instanceof LettuceConnectionFactory;
-        this.shared = connectionFactory instanceof LettuceConnectionFactory factory && factory.getShareNativeConnection();
-        this.timeoutMillis = (connectionFactory instanceof LettuceConnectionFactory factory) ? factory.getTimeout() : 0;
+        LettuceConnectionFactory lettuceFactory = (connectionFactory instanceof LettuceConnectionFactory factory)
+                ? factory : null;
+        this.lettuce = lettuceFactory != null;
+        this.shared = lettuceFactory != null && lettuceFactory.getShareNativeConnection();
+        this.timeoutMillis = (lettuceFactory != null) ? lettuceFactory.getTimeout() : 0;
     }
 
     /** Whether {@link #runBlocking} can run here (a Lettuce factory); else blocking calls need the template. */
@@ -82,9 +84,7 @@ final class AsyncScriptRunner {
             send(script, keys, args, reply, true);
         }
         catch (RuntimeException ex) {
-            Throwable translated = translate(ex);
-            tell(translated);
-            return CompletableFuture.failedFuture(translated);
+            return CompletableFuture.failedFuture(reported(ex));
         }
         return reply;
     }
@@ -118,8 +118,7 @@ final class AsyncScriptRunner {
 
     /** A blocking call's failure, translated and told; an error is thrown as it is. */
     private RuntimeException failed(Throwable failure) {
-        Throwable translated = translate(failure);
-        tell(translated);
+        Throwable translated = reported(failure);
         if (translated instanceof Error error) {
             throw error;
         }
@@ -191,13 +190,8 @@ final class AsyncScriptRunner {
                 // the reply matters, not the close
             }
         }
-        if (failure != null && !translate) {
-            reply.completeExceptionally(unwrap(failure));
-        }
-        else if (failure != null) {
-            Throwable translated = translate(unwrap(failure));
-            tell(translated);
-            reply.completeExceptionally(translated);
+        if (failure != null) {
+            reply.completeExceptionally(translate ? reported(unwrap(failure)) : unwrap(failure));
         }
         else if (value == null) {
             reply.completeExceptionally(new IllegalStateException("A lock script answered nothing"));
@@ -207,14 +201,19 @@ final class AsyncScriptRunner {
         }
     }
 
-    /** Tells the listener of a failure; the listener's own failure never keeps the call's future from completing. */
-    private void tell(Throwable failure) {
+    /**
+     * A failure translated as the template translates it, and told to the listener; the listener's own failure never
+     * keeps the call from reporting it.
+     */
+    private Throwable reported(Throwable failure) {
+        Throwable translated = translate(failure);
         try {
-            this.failures.accept(failure);
+            this.failures.accept(translated);
         }
         catch (RuntimeException ignored) {
             // the call's failure is what its caller hears of
         }
+        return translated;
     }
 
     /** The shared connection's script commands, and the connection, to tell whether it is still open. */
