@@ -27,7 +27,8 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
 
     static final String USAGE = """
             Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6,7,8,9,10,11]
-                   [--implementations=distlock,redisson,spring-integration,raw-floor,distlock-async,redisson-async]
+                   [--implementations=distlock,redisson,spring-integration,raw-floor,fenced-floor,
+                   raw-floor-async,fenced-floor-async,distlock-async,redisson-async]
                    [--in-flight=N] [--out=FILE]
               --quick            short smoke run (about 10 minutes) instead of the full run (about 30 minutes)
               --scenarios        which scenarios to run (default all); 7 and 8 run the non-blocking APIs, 9 renewal

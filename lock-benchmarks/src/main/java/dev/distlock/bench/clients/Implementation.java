@@ -20,8 +20,15 @@ public enum Implementation {
 
     RAW("raw-floor", "SET NX PX + EVALSHA compare-and-delete, immediate retry", false, RawSetNxClient::new, null),
 
+    FENCED("fenced-floor", "the cheapest lock with a fencing token: one script SET NX PX + INCR of a counter key, "
+            + "EVALSHA compare-and-delete, immediate retry (scenarios 1 and 2 only)", false, FencedFloorClient::new, null,
+            "1", "2"),
+
     RAW_ASYNC("raw-floor-async", "Lettuce async SET NX PX + EVALSHA compare-and-delete on one connection, immediate "
             + "retry, non-blocking (scenario 7 only)", false, null, RawAsyncClient::new),
+
+    FENCED_ASYNC("fenced-floor-async", "the fenced floor's two scripts on Lettuce async, one connection, immediate "
+            + "retry, non-blocking (scenario 7 only)", false, null, FencedFloorAsyncClient::new, "7"),
 
     DISTLOCK_ASYNC("distlock-async", "LockService.async().acquire(key, defaults) + LockHandle.releaseAsync() "
             + "(watchdog lease), non-blocking", true, null, DistlockAsyncClient::new),
@@ -39,13 +46,16 @@ public enum Implementation {
 
     private final Function<ClientSettings, AsyncLockClient> asyncOpener;
 
+    private final List<String> onlyIn;
+
     Implementation(String label, String description, boolean watchdog, Function<ClientSettings, LockClient> opener,
-            Function<ClientSettings, AsyncLockClient> asyncOpener) {
+            Function<ClientSettings, AsyncLockClient> asyncOpener, String... onlyIn) {
         this.label = label;
         this.description = description;
         this.watchdog = watchdog;
         this.opener = opener;
         this.asyncOpener = asyncOpener;
+        this.onlyIn = List.of(onlyIn);
     }
 
     /** The short name used in tables and on the command line. */
@@ -60,6 +70,11 @@ public enum Implementation {
     /** Whether it keeps leases alive while a lock is held (the raw floor uses a fixed lease). */
     public boolean hasWatchdog() {
         return this.watchdog;
+    }
+
+    /** Whether a scenario that covers its kind runs it: a reference kept to a few scenarios says no to the others. */
+    public boolean runsIn(String scenarioId) {
+        return this.onlyIn.isEmpty() || this.onlyIn.contains(scenarioId);
     }
 
     /** Whether it is a non-blocking API, run only by the async scenarios ({@link #openAsync}). */

@@ -22,7 +22,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  */
 final class RawAsyncClient implements AsyncLockClient {
 
-    private static final String COMPARE_AND_DELETE =
+    static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
     private final RedisClient client;

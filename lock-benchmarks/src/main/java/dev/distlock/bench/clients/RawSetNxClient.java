@@ -19,8 +19,7 @@ import org.springframework.data.redis.core.types.Expiration;
 final class RawSetNxClient implements LockClient {
 
     private static final RedisScript<Long> COMPARE_AND_DELETE = new DefaultRedisScript<>(
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-            Long.class);
+            RawAsyncClient.COMPARE_AND_DELETE, Long.class);
 
     private final LettuceConnection connection;
 

@@ -38,6 +38,8 @@ final class CpuTargets {
         throughput("3", Implementation.DISTLOCK, Implementation.RAW, 2.0, "blocking, hot key: ≥ 2× the floor");
         p99("3", "blocking, hot key: p99 cycle below RedisLockRegistry's");
         renewal();
+        reference("7", Implementation.FENCED_ASYNC, Implementation.RAW_ASYNC, "non-blocking, one thread");
+        reference("2", Implementation.FENCED, Implementation.RAW, "16 threads on their own keys");
         return this.out.toString();
     }
 
@@ -79,6 +81,31 @@ final class CpuTargets {
         line(label, verdict(ratio >= target, low < target && high >= target) + String.format(Locale.ROOT,
                 ": %s vs %s cycles/s = %s (iterations %s–%s)", Fmt.count(ds.median()), Fmt.count(os.median()),
                 Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+    }
+
+    /**
+     * No target: what the cheapest lock with a fencing token (the fenced floor) costs Redis beside the raw floor, and
+     * distlock beside it, so that the 1.15× rows can be read against what a fencing token alone costs.
+     */
+    private void reference(String scenario, Implementation fenced, Implementation floor, String label) {
+        Implementation subject = (scenario.equals("7")) ? Implementation.DISTLOCK_ASYNC : Implementation.DISTLOCK;
+        Measurement d = measurement(scenario, subject);
+        Measurement r = measurement(scenario, fenced);
+        Measurement f = measurement(scenario, floor);
+        String text = "(reference, no target) " + label + ": Redis CPU per cycle of the fenced floor (the cheapest lock "
+                + "with a fencing token) ÷ the raw floor's, and distlock's ÷ the fenced floor's";
+        if (d == null || r == null || f == null) {
+            line(text, "not run");
+            return;
+        }
+        line(text, String.format(Locale.ROOT, "%s vs %s µs = %s (iterations %s–%s); distlock %s µs = %s of the fenced "
+                + "floor's (iterations %s–%s)", Fmt.decimal(r.redisCpuMicrosPerCycle()),
+                Fmt.decimal(f.redisCpuMicrosPerCycle()), Fmt.ratio(r.redisCpuMicrosPerCycle() / f.redisCpuMicrosPerCycle()),
+                Fmt.ratio(r.redisCpuMicrosPerCycleByIteration().min() / f.redisCpuMicrosPerCycleByIteration().max()),
+                Fmt.ratio(r.redisCpuMicrosPerCycleByIteration().max() / f.redisCpuMicrosPerCycleByIteration().min()),
+                Fmt.decimal(d.redisCpuMicrosPerCycle()), Fmt.ratio(d.redisCpuMicrosPerCycle() / r.redisCpuMicrosPerCycle()),
+                Fmt.ratio(d.redisCpuMicrosPerCycleByIteration().min() / r.redisCpuMicrosPerCycleByIteration().max()),
+                Fmt.ratio(d.redisCpuMicrosPerCycleByIteration().max() / r.redisCpuMicrosPerCycleByIteration().min())));
     }
 
     private void p99(String scenario, String label) {

@@ -81,13 +81,16 @@ final class AsyncCycleScenario implements Scenario {
         return this.description;
     }
 
-    /** The non-blocking implementations, and in scenario 7 the raw floors, blocking and non-blocking, as references. */
+    /**
+     * The non-blocking implementations, and in scenario 7 the raw floors, blocking and non-blocking, and the
+     * non-blocking fenced floor, as references.
+     */
     @Override
     public boolean covers(Implementation implementation) {
         if (implementation == Implementation.RAW || implementation == Implementation.RAW_ASYNC) {
             return !this.hotKey;
         }
-        return implementation.isAsync();
+        return implementation.isAsync() && implementation.runsIn(this.id);
     }
 
     @Override

@@ -26,7 +26,7 @@ public interface Scenario {
 
     /** Whether it runs that implementation: the blocking ones unless it says otherwise. */
     default boolean covers(Implementation implementation) {
-        return !implementation.isAsync();
+        return !implementation.isAsync() && implementation.runsIn(id());
     }
 
     /** Those of the chosen implementations it runs, in their order. */
