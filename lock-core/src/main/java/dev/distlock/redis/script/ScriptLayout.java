@@ -122,7 +122,9 @@ public final class ScriptLayout<T> {
      * script: a file already included, directly or by another include, is not repeated), so that a Lua function
      * several scripts share is written once; and the line {@code --#arguments} replaced by one {@code local} statement
      * that names each argument the header declares ({@code local OWNER_TOKEN, HOLD_ID = ARGV[1], ARGV[2]}), so that the
-     * script's body uses the names, never a position.
+     * script's body uses the names, never a position. An indented include sits inside a block: Lua defines its
+     * functions (a closure each, on every call) only when a call runs that block, and they are local to it, so the
+     * rest of the script has not included that file (nor what it includes).
      */
     static String read(String name) {
         return read(name, true);
@@ -150,16 +152,18 @@ public final class ScriptLayout<T> {
         }
         List<String> lines = new ArrayList<>();
         for (String line : text.split("\n", -1)) {
-            if (!line.startsWith(INCLUDE)) {
+            String directive = line.stripLeading();
+            if (!directive.startsWith(INCLUDE)) {
                 lines.add(line);
                 continue;
             }
-            String file = line.substring(INCLUDE.length()).split(" ", 2)[0];
+            String file = directive.substring(INCLUDE.length()).split(" ", 2)[0];
             if (!aclGuard && file.equals(ACL_GUARD)) {
                 file = ACL_UNCHECKED;
             }
             if (!included.contains(file)) {
-                lines.add(expand(file, included, aclGuard).stripTrailing());
+                boolean nested = directive.length() < line.length();
+                lines.add(expand(file, nested ? new java.util.HashSet<>(included) : included, aclGuard).stripTrailing());
             }
         }
         return String.join("\n", lines);

@@ -21,14 +21,15 @@
 -- refuses a new grant.
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
---#include reenter.lua (defines reenter)
 --#include new-grant.lua (defines grantAnew)
---#include restart-grace.lua (defines restartGraceLeft)
 --#include delayed-release.lua (defines heldFor)
+-- (What only a re-entry or a fresh key's grant needs is included inside its branch, so that a lock cycle's grant
+-- defines none of it.)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain', 'until')
 local owner = state[1]
 local watched = WATCHDOG == '1'
 if owner == OWNER_TOKEN then
+  --#include reenter.lua (defines reenter)
   return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, nil) or tonumber(state[2])
 end
 if REENTRY == '1' then
@@ -52,9 +53,12 @@ end
 -- through (it writes its marker before any grant goes ahead, and a restart that keeps the data keeps the marker too;
 -- only a service without a grace grants without the marker, and it grants after a restart regardless): the grace is
 -- over, and its EXISTS is left out of a lock cycle's grant.
-local graceLeft = not state[3] and restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
-if graceLeft then
-  return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
+if not state[3] then
+  --#include restart-grace.lua (defines restartGraceLeft)
+  local graceLeft = restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
+  if graceLeft then
+    return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
+  end
 end
 local refused = refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then

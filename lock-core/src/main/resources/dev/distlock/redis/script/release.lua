@@ -18,9 +18,31 @@
 -- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
---#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
--- What the owner's release needs; the retried-release evidence is read only when the owner is not this one.
+-- The common path first: the owner's last hold, freed now. One HDEL of its hold id and the owner's fields. The hash
+-- keeps 'fence' and 'chain' for the token retention: with no owner, they mark this grant released (see
+-- notOwnerReply). A release that would publish checks the channel before the writes too. What only the other paths
+-- use is included after it, so that a lock cycle's release defines none of it.
 local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
+if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and tonumber(KEEP_HELD_MILLIS) <= 0 then
+  local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
+  local refused
+  if publish then
+    refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], PUBLISH_COMMAND, CHANNEL)
+  else
+    refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1])
+  end
+  if refused then
+    return refused
+  end
+  redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN, 'waiting')
+  redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
+  if publish then
+    redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
+  end
+  return 1
+end
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
+-- The retried-release evidence is read only when the owner is not this one.
 if state[1] ~= OWNER_TOKEN then -- 0 for a retried call whose first run freed it (see notOwnerReply)
   local evidence = redis.call('HMGET', KEYS[1], 'released', 'chain', 'fence')
   return notOwnerReply({state[1], evidence[1], evidence[2], evidence[3]}, OWNER_TOKEN, tonumber(FENCING_TOKEN))
@@ -39,33 +61,13 @@ if state[2] ~= '1' then
   keepLongestLease(KEYS[1], OWNER_TOKEN, WATCHDOG == '1', true)
   return 2
 end
-if tonumber(KEEP_HELD_MILLIS) > 0 then
-  -- Nobody, this owner included, acquires it before the delay ends, and no renewal extends it: the owner field no
-  -- longer names a token. Waiters re-check when the delay ends (see delayed-release.lua).
-  local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
-  if refused then
-    return refused
-  end
-  redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
-  keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
-  return 1
-end
--- The owner's last hold: one HDEL of its hold id and the owner's fields. The hash keeps 'fence' and 'chain' for the
--- token retention: with no owner, they mark this grant released (see notOwnerReply). A release that would publish
--- checks the channel before the writes too.
-local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
-local refused
-if publish then
-  refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], PUBLISH_COMMAND, CHANNEL)
-else
-  refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1])
-end
+-- The owner's last hold, with a delay (KEEP_HELD_MILLIS > 0): nobody, this owner included, acquires it before the
+-- delay ends, and no renewal extends it: the owner field no longer names a token. Waiters re-check when the delay ends
+-- (see delayed-release.lua).
+local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end
-redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN, 'waiting')
-redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
-if publish then
-  redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
-end
+redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
+keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
 return 1

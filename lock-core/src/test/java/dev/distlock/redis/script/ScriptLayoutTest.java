@@ -119,6 +119,33 @@ class ScriptLayoutTest {
         assertThat(acquire.split("local function extendLease\\(", -1)).hasSize(2);
     }
 
+    @Test
+    void anIndentedIncludeIsLocalToItsBlockSoTheTopLevelIncludesTheFileAgain() {
+        String text = ScriptLayout.read("test-nested-include.lua");
+        // once inside the block, once at the top level after it; the top-level one makes the later nested one moot
+        assertThat(text.split("local function extendLease\\(", -1)).hasSize(3);
+        assertThat(text.indexOf("local function extendLease(")).isBetween(text.indexOf("if ARGV[1] == 'x' then"),
+                text.indexOf("\nend\n"));
+        assertThat(text).doesNotContain("--#");
+    }
+
+    @Test
+    void aLockCyclesAcquireAndReleaseDefineNoFunctionOnlyOtherPathsUse() {
+        // a closure per function definition a call runs: a re-entry's and a fresh key's functions sit in their
+        // branches, and the release's other paths' after the common path's return
+        String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        int reentryBranch = acquire.indexOf("if owner == OWNER_TOKEN then");
+        assertThat(reentryBranch).isPositive();
+        assertThat(acquire.indexOf("local function reenter(")).isGreaterThan(reentryBranch);
+        assertThat(acquire.indexOf("local function addHold(")).isGreaterThan(reentryBranch);
+        assertThat(acquire.indexOf("local function restartGraceLeft(")).isGreaterThan(acquire.indexOf(
+                "if not state[3] then"));
+        String release = LockScripts.RELEASE.script().getScriptAsString();
+        int commonPathEnd = release.indexOf("  return 1\nend\n");
+        assertThat(commonPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
+        assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(commonPathEnd);
+    }
+
     private static List<Path> scriptFiles() throws IOException {
         Path folder = new ClassPathResource("dev/distlock/redis/script/acquire.lua").getFile().toPath().getParent();
         try (Stream<Path> files = Files.list(folder)) {
