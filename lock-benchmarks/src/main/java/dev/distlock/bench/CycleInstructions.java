@@ -1,0 +1,157 @@
+package dev.distlock.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import dev.distlock.bench.clients.ClientSettings;
+import dev.distlock.bench.clients.Implementation;
+import dev.distlock.bench.clients.LockClient;
+import dev.distlock.bench.redis.RedisBuild;
+
+/**
+ * Redis's own instructions per lock cycle of each blocking implementation, counted by valgrind's callgrind: one
+ * thread, one key, acquire and release, on Debian's redis-server run under {@code valgrind --tool=callgrind}. Where
+ * {@code INFO cpu} moves by ±10% between runs on a shared machine, this count repeats within about 1%, so it judges a
+ * change to the scripts (or to what a client sends) that the timed scenarios cannot resolve. It counts what Redis runs
+ * in user space: parsing the requests, the scripts and their commands, the replies; not the kernel's work for the
+ * socket calls, which weighs more at one thread than under load, nor cache misses. Each implementation runs N
+ * cycles to warm up, then N counted between {@code callgrind_control -z} and {@code -d}.
+ *
+ * <p>Run: {@code java -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.CycleInstructions [cycles]
+ * [out.md]} (default 2,000 cycles; about a minute). Needs valgrind (Debian's package) and /usr/bin/redis-server.
+ */
+public final class CycleInstructions {
+
+    private static final List<Implementation> IMPLEMENTATIONS = List.of(Implementation.RAW, Implementation.FENCED,
+            Implementation.DISTLOCK, Implementation.REDISSON, Implementation.SPRING_INTEGRATION);
+
+    private CycleInstructions() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int cycles = (args.length > 0) ? Integer.parseInt(args[0]) : 2_000;
+        Path out = (args.length > 1) ? Path.of(args[1]) : null;
+        if (!Files.isExecutable(RedisBuild.DEBIAN) || !onPath("valgrind") || !onPath("callgrind_control")) {
+            System.err.println("needs " + RedisBuild.DEBIAN + ", valgrind and callgrind_control on this machine");
+            System.exit(2);
+        }
+        Path dumps = Files.createTempDirectory("cycle-instructions");
+        int port = freePort();
+        Process redis = new ProcessBuilder("valgrind", "--tool=callgrind", "--callgrind-out-file=" + dumps.resolve("cg"),
+                RedisBuild.DEBIAN.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no")
+            .redirectErrorStream(true)
+            .redirectOutput(dumps.resolve("redis.log").toFile())
+            .start();
+        Map<Implementation, Long> perCycle = new LinkedHashMap<>();
+        try {
+            ClientSettings settings = new ClientSettings(port, Duration.ofSeconds(30), Duration.ofSeconds(30));
+            for (Implementation implementation : IMPLEMENTATIONS) {
+                try (LockClient client = open(implementation, settings)) {
+                    String key = "instructions-" + implementation.label();
+                    run(client, key, cycles);
+                    callgrind(redis, "-z");
+                    run(client, key, cycles);
+                    callgrind(redis, "-d");
+                    perCycle.put(implementation, newestTotal(dumps) / cycles);
+                }
+                System.err.printf(Locale.ROOT, "%s: %,d instructions per cycle%n", implementation.label(),
+                        perCycle.get(implementation));
+            }
+        }
+        finally {
+            redis.destroy();
+            redis.waitFor(30, TimeUnit.SECONDS);
+        }
+        String report = render(cycles, perCycle);
+        System.out.print(report);
+        if (out != null) {
+            Files.writeString(out, report, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Opens a client, retrying while Redis (slow under valgrind) is still starting. */
+    private static LockClient open(Implementation implementation, ClientSettings settings) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return implementation.open(settings);
+            }
+            catch (RuntimeException ex) {
+                if (System.nanoTime() > deadline) {
+                    throw ex;
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    private static void run(LockClient client, String key, int cycles) throws Exception {
+        for (int i = 0; i < cycles; i++) {
+            client.acquire(key).release();
+        }
+    }
+
+    private static void callgrind(Process redis, String command) throws IOException, InterruptedException {
+        Process control = new ProcessBuilder("callgrind_control", command, Long.toString(redis.pid()))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+        if (!control.waitFor(60, TimeUnit.SECONDS) || control.exitValue() != 0) {
+            throw new IllegalStateException("callgrind_control " + command + " failed");
+        }
+    }
+
+    /** The instruction total of the newest dump ({@code totals:} or {@code summary:} line). */
+    private static long newestTotal(Path dumps) throws IOException {
+        Path newest;
+        try (Stream<Path> files = Files.list(dumps)) {
+            newest = files.filter(file -> file.getFileName().toString().startsWith("cg"))
+                .max(Comparator.comparingLong(file -> file.toFile().lastModified()))
+                .orElseThrow(() -> new IllegalStateException("callgrind wrote no dump in " + dumps));
+        }
+        for (String line : Files.readAllLines(newest, StandardCharsets.UTF_8)) {
+            if (line.startsWith("totals:") || line.startsWith("summary:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim().split("\\s+")[0]);
+            }
+        }
+        throw new IllegalStateException("no totals in " + newest);
+    }
+
+    private static String render(int cycles, Map<Implementation, Long> perCycle) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Redis instructions per lock cycle (valgrind callgrind, user space; one thread, one key, " + cycles
+                + " counted cycles each):");
+        lines.add("");
+        lines.add("| implementation | instructions per cycle | ÷ raw floor |");
+        lines.add("| --- | --- | --- |");
+        long floor = perCycle.getOrDefault(Implementation.RAW, 0L);
+        perCycle.forEach((implementation, count) -> lines.add(String.format(Locale.ROOT, "| %s | %,d | %s |",
+                implementation.label(), count, (floor > 0) ? String.format(Locale.ROOT, "%.2f×", (double) count / floor)
+                        : "")));
+        return String.join("\n", lines) + "\n";
+    }
+
+    private static boolean onPath(String command) {
+        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+            .anyMatch(directory -> Files.isExecutable(Path.of(directory, command)));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
