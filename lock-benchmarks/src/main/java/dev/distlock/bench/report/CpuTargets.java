@@ -62,7 +62,7 @@ final class CpuTargets {
         double high = dr.max() / fr.min();
         line(label, verdict(ratio <= 1.15, low <= 1.15 && high > 1.15) + String.format(Locale.ROOT,
                 ": %s vs %s µs = %s (iterations %s–%s)", Fmt.decimal(d.redisCpuMicrosPerCycle()),
-                Fmt.decimal(f.redisCpuMicrosPerCycle()), Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+                Fmt.decimal(f.redisCpuMicrosPerCycle()), Fmt.ratio(ratio, 1.15), Fmt.ratio(low), Fmt.ratio(high)));
     }
 
     private void throughput(String scenario, Implementation subject, Implementation other, double target,
@@ -80,7 +80,7 @@ final class CpuTargets {
         double high = ds.max() / os.min();
         line(label, verdict(ratio >= target, low < target && high >= target) + String.format(Locale.ROOT,
                 ": %s vs %s cycles/s = %s (iterations %s–%s)", Fmt.count(ds.median()), Fmt.count(os.median()),
-                Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high)));
+                Fmt.ratio(ratio, target), Fmt.ratio(low), Fmt.ratio(high)));
     }
 
     /**

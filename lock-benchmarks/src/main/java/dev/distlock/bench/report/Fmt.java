@@ -60,4 +60,26 @@ public final class Fmt {
         return (Double.isNaN(value) || Double.isInfinite(value)) ? NONE
                 : String.format(Locale.ROOT, "%.2f×", value);
     }
+
+    /**
+     * A ratio judged against {@code threshold}: {@link #ratio}, with as many more decimals (up to six) as it takes not
+     * to print the threshold itself for a value on either side of it ({@code 0.997×}, never a missed {@code 1.00×}).
+     */
+    public static String ratio(double value, double threshold) {
+        return (Double.isNaN(value) || Double.isInfinite(value)) ? NONE : close(value, threshold) + "×";
+    }
+
+    /** {@link #decimal}, with more decimals as {@link #ratio(double, double)} gives them. */
+    public static String decimal(double value, double threshold) {
+        return Double.isNaN(value) ? NONE : close(value, threshold);
+    }
+
+    private static String close(double value, double threshold) {
+        String text = String.format(Locale.ROOT, "%.2f", value);
+        for (int decimals = 3; decimals <= 6 && value != threshold
+                && text.equals(String.format(Locale.ROOT, "%." + (decimals - 1) + "f", threshold)); decimals++) {
+            text = String.format(Locale.ROOT, "%." + decimals + "f", value);
+        }
+        return text;
+    }
 }

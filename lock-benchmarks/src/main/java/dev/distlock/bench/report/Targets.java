@@ -104,7 +104,7 @@ public final class Targets {
         double high = d.max() / o.min();
         return verdict(ratio >= target, low < target && high >= target) + String.format(Locale.ROOT,
                 ": %s vs %s cycles/s = %s (range %s–%s)", Fmt.count(d.median()), Fmt.count(o.median()),
-                Fmt.ratio(ratio), Fmt.ratio(low), Fmt.ratio(high));
+                Fmt.ratio(ratio, target), Fmt.ratio(low), Fmt.ratio(high));
     }
 
     private void commands(String scenario, double limit, String label) {
@@ -114,8 +114,8 @@ public final class Targets {
             return;
         }
         double perCycle = distlock.commandsPerCycle();
-        line(label, verdict(perCycle <= limit, false) + String.format(Locale.ROOT, ": %.2f commands per cycle "
-                + "(incl. EVALSHA and the commands inside scripts)", perCycle));
+        line(label, verdict(perCycle <= limit, false) + String.format(Locale.ROOT, ": %s commands per cycle "
+                + "(incl. EVALSHA and the commands inside scripts)", Fmt.decimal(perCycle, limit)));
     }
 
     private void cycleP99(String scenario, Implementation other, String label) {

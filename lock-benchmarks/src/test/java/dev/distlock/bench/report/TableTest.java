@@ -34,6 +34,14 @@ class TableTest {
         assertThat(Fmt.micros(10_000_000)).isEqualTo("10.00 s");
         assertThat(Fmt.ratio(1.234)).isEqualTo("1.23×");
         assertThat(Fmt.ratio(Double.NaN)).isEqualTo(Fmt.NONE);
+        // judged against a threshold: never the threshold itself for a value on the other side of it
+        assertThat(Fmt.ratio(0.9967, 1.0)).isEqualTo("0.997×");
+        assertThat(Fmt.ratio(1.0004, 1.0)).isEqualTo("1.0004×");
+        assertThat(Fmt.ratio(1.0, 1.0)).isEqualTo("1.00×");
+        assertThat(Fmt.ratio(1.1549, 1.15)).isEqualTo("1.155×");
+        assertThat(Fmt.ratio(1.234, 1.15)).isEqualTo("1.23×");
+        assertThat(Fmt.decimal(8.0001, 8)).isEqualTo("8.0001");
+        assertThat(Fmt.ratio(Double.NaN, 1.0)).isEqualTo(Fmt.NONE);
         assertThat(Fmt.countRange(Summary.EMPTY)).isEqualTo(Fmt.NONE);
     }
 }
