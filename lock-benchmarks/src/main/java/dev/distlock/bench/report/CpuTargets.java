@@ -98,14 +98,17 @@ final class CpuTargets {
             line(text, "not run");
             return;
         }
-        line(text, String.format(Locale.ROOT, "%s vs %s µs = %s (iterations %s–%s); distlock %s µs = %s of the fenced "
-                + "floor's (iterations %s–%s)", Fmt.decimal(r.redisCpuMicrosPerCycle()),
-                Fmt.decimal(f.redisCpuMicrosPerCycle()), Fmt.ratio(r.redisCpuMicrosPerCycle() / f.redisCpuMicrosPerCycle()),
-                Fmt.ratio(r.redisCpuMicrosPerCycleByIteration().min() / f.redisCpuMicrosPerCycleByIteration().max()),
-                Fmt.ratio(r.redisCpuMicrosPerCycleByIteration().max() / f.redisCpuMicrosPerCycleByIteration().min()),
-                Fmt.decimal(d.redisCpuMicrosPerCycle()), Fmt.ratio(d.redisCpuMicrosPerCycle() / r.redisCpuMicrosPerCycle()),
-                Fmt.ratio(d.redisCpuMicrosPerCycleByIteration().min() / r.redisCpuMicrosPerCycleByIteration().max()),
-                Fmt.ratio(d.redisCpuMicrosPerCycleByIteration().max() / r.redisCpuMicrosPerCycleByIteration().min())));
+        line(text, String.format(Locale.ROOT, "%s vs %s µs = %s; distlock %s µs = %s of the fenced floor's",
+                Fmt.decimal(r.redisCpuMicrosPerCycle()), Fmt.decimal(f.redisCpuMicrosPerCycle()), cpuRatio(r, f),
+                Fmt.decimal(d.redisCpuMicrosPerCycle()), cpuRatio(d, r)));
+    }
+
+    /** Redis CPU per cycle of {@code a} ÷ {@code b}'s, with the iterations' range. */
+    private static String cpuRatio(Measurement a, Measurement b) {
+        Summary as = a.redisCpuMicrosPerCycleByIteration();
+        Summary bs = b.redisCpuMicrosPerCycleByIteration();
+        return Fmt.ratio(a.redisCpuMicrosPerCycle() / b.redisCpuMicrosPerCycle()) + " (iterations "
+                + Fmt.ratio(as.min() / bs.max()) + "–" + Fmt.ratio(as.max() / bs.min()) + ")";
     }
 
     private void p99(String scenario, String label) {
