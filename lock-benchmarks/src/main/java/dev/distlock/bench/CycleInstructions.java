@@ -23,7 +23,7 @@ import dev.distlock.bench.redis.RedisBuild;
 /**
  * Redis's own instructions per lock cycle of each blocking implementation, counted by valgrind's callgrind: one
  * thread, one key, acquire and release, on Debian's redis-server run under {@code valgrind --tool=callgrind}. Where
- * {@code INFO cpu} moves by ±10% between runs on a shared machine, this count repeats within about 1%, so it judges a
+ * {@code INFO cpu} moves by ±10% between runs on a shared machine, this count repeats within 1–3%, so it judges a
  * change to the scripts (or to what a client sends) that the timed scenarios cannot resolve. It counts what Redis runs
  * in user space: parsing the requests, the scripts and their commands, the replies; not the kernel's work for the
  * socket calls, which weighs more at one thread than under load, nor cache misses. Each implementation runs N
