@@ -1,16 +1,12 @@
 package dev.distlock.bench.clients;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 
 /**
@@ -19,9 +15,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  */
 final class FencedFloorAsyncClient implements AsyncLockClient {
 
-    private final RedisClient client;
-
-    private final StatefulRedisConnection<String, String> connection;
+    private final LettuceAsyncConnection connection;
 
     private final RedisAsyncCommands<String, String> commands;
 
@@ -38,15 +32,10 @@ final class FencedFloorAsyncClient implements AsyncLockClient {
     private final AtomicLong tokens = new AtomicLong();
 
     FencedFloorAsyncClient(ClientSettings settings) {
-        this.client = RedisClient.create(RedisURI.builder()
-            .withHost("127.0.0.1")
-            .withPort(settings.port())
-            .withTimeout(Duration.ofSeconds(10))
-            .build());
-        this.connection = this.client.connect();
-        this.commands = this.connection.async();
-        this.acquireSha = this.connection.sync().scriptLoad(FencedFloorClient.ACQUIRE);
-        this.releaseSha = this.connection.sync().scriptLoad(RawAsyncClient.COMPARE_AND_DELETE);
+        this.connection = new LettuceAsyncConnection(settings.port());
+        this.commands = this.connection.commands;
+        this.acquireSha = this.connection.scriptLoad(FencedFloorClient.ACQUIRE);
+        this.releaseSha = this.connection.scriptLoad(RawAsyncClient.COMPARE_AND_DELETE);
         this.lease = Long.toString(settings.watchdogLease().toMillis());
         this.maxWaitNanos = settings.maxWait().toNanos();
     }
@@ -77,6 +66,5 @@ final class FencedFloorAsyncClient implements AsyncLockClient {
     @Override
     public void close() {
         this.connection.close();
-        this.client.shutdown();
     }
 }

@@ -1,17 +1,13 @@
 package dev.distlock.bench.clients;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 
 /**
@@ -25,9 +21,7 @@ final class RawAsyncClient implements AsyncLockClient {
     static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
-    private final RedisClient client;
-
-    private final StatefulRedisConnection<String, String> connection;
+    private final LettuceAsyncConnection connection;
 
     private final RedisAsyncCommands<String, String> commands;
 
@@ -42,14 +36,9 @@ final class RawAsyncClient implements AsyncLockClient {
     private final AtomicLong tokens = new AtomicLong();
 
     RawAsyncClient(ClientSettings settings) {
-        this.client = RedisClient.create(RedisURI.builder()
-            .withHost("127.0.0.1")
-            .withPort(settings.port())
-            .withTimeout(Duration.ofSeconds(10))
-            .build());
-        this.connection = this.client.connect();
-        this.commands = this.connection.async();
-        this.releaseSha = this.connection.sync().scriptLoad(COMPARE_AND_DELETE);
+        this.connection = new LettuceAsyncConnection(settings.port());
+        this.commands = this.connection.commands;
+        this.releaseSha = this.connection.scriptLoad(COMPARE_AND_DELETE);
         this.setArgs = SetArgs.Builder.nx().px(settings.watchdogLease().toMillis());
         this.maxWaitNanos = settings.maxWait().toNanos();
     }
@@ -78,6 +67,5 @@ final class RawAsyncClient implements AsyncLockClient {
     @Override
     public void close() {
         this.connection.close();
-        this.client.shutdown();
     }
 }
