@@ -38,8 +38,10 @@ final class CpuTargets {
         throughput("3", Implementation.DISTLOCK, Implementation.RAW, 2.0, "blocking, hot key: ≥ 2× the floor");
         p99("3", "blocking, hot key: p99 cycle below RedisLockRegistry's");
         renewal();
-        reference("7", Implementation.FENCED_ASYNC, Implementation.RAW_ASYNC, "non-blocking, one thread");
-        reference("2", Implementation.FENCED, Implementation.RAW, "16 threads on their own keys");
+        reference("7", Implementation.DISTLOCK_ASYNC, Implementation.FENCED_ASYNC, Implementation.RAW_ASYNC,
+                "non-blocking, one thread");
+        reference("2", Implementation.DISTLOCK, Implementation.FENCED, Implementation.RAW,
+                "16 threads on their own keys");
         return this.out.toString();
     }
 
@@ -87,8 +89,8 @@ final class CpuTargets {
      * No target: what the cheapest lock with a fencing token (the fenced floor) costs Redis beside the raw floor, and
      * distlock beside it, so that the 1.15× rows can be read against what a fencing token alone costs.
      */
-    private void reference(String scenario, Implementation fenced, Implementation floor, String label) {
-        Implementation subject = (scenario.equals("7")) ? Implementation.DISTLOCK_ASYNC : Implementation.DISTLOCK;
+    private void reference(String scenario, Implementation subject, Implementation fenced, Implementation floor,
+            String label) {
         Measurement d = measurement(scenario, subject);
         Measurement r = measurement(scenario, fenced);
         Measurement f = measurement(scenario, floor);
