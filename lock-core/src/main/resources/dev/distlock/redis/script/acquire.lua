@@ -22,21 +22,24 @@
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
 --#include new-grant.lua (defines grantAnew)
---#include delayed-release.lua (defines heldFor)
--- (What only a re-entry or a fresh key's grant needs is included inside its branch, so that a lock cycle's grant
--- defines none of it.)
-local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'chain', 'until')
-local owner = state[1]
+-- (What only a re-entry, a delayed release or a fresh key's grant needs is included inside its branch, so that a lock
+-- cycle's grant defines none of it.)
+-- 'fence' and 'chain' are written together, by a run's first grant, and neither is ever deleted alone (only the
+-- hash's expiry removes them): the one read below stands for both. Each field read costs Redis more than the
+-- branch it saves, so a cycle's grant reads these two only; 'until' is read where a delayed release needs it.
+local state = redis.call('HMGET', KEYS[1], 'owner', 'fence')
+local owner, lastFence = state[1], state[2]
 local watched = WATCHDOG == '1'
 if owner == OWNER_TOKEN then
   --#include reenter.lua (defines reenter)
-  return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, nil) or tonumber(state[2])
+  return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, nil) or tonumber(lastFence)
 end
 if REENTRY == '1' then
   return 0
 end
-local releasedFor = heldFor(owner, state[4])
-if releasedFor then
+if owner == '(released)' then
+  --#include delayed-release.lua (defines heldFor)
+  local releasedFor = heldFor(owner, redis.call('HGET', KEYS[1], 'until'))
   if releasedFor > 0 then
     return -1 - releasedFor
   end
@@ -49,11 +52,11 @@ if owner then
   end
   return -1 - leaseLeft
 end
--- A hash that keeps a 'chain' was granted since this Redis process's data began, by a grant the restart grace let
+-- A hash that keeps a 'chain' (and so a 'fence') was granted since this Redis process's data began, by a grant the restart grace let
 -- through (it writes its marker before any grant goes ahead, and a restart that keeps the data keeps the marker too;
 -- only a service without a grace grants without the marker, and it grants after a restart regardless): the grace is
 -- over, and its EXISTS is left out of a lock cycle's grant.
-if not state[3] then
+if not lastFence then
   --#include restart-grace.lua (defines restartGraceLeft)
   local graceLeft = restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
   if graceLeft then
@@ -64,4 +67,5 @@ local refused = refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end
-return tonumber(grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, state[2], state[3], nil))
+local _, token = grantAnew(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, lastFence, lastFence, nil)
+return token

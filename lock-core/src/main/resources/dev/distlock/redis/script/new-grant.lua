@@ -2,19 +2,20 @@
 -- than the last token (lastFence, nil when none is kept); without one, the Redis clock in microseconds, so that it
 -- keeps increasing after the hash expired or was lost in a restart (a run of grants from a clock reading adds one
 -- per grant, so it never overtakes the clock). now: a TIME reply, or nil to read the clock only when needed (no last
--- token, or a fixed lease). chain: the hash's 'chain' (see acquire.lua), nil when this grant starts a run.
+-- token, or a fixed lease). chain: the hash's 'chain' (see acquire.lua), or any value when the hash keeps one; nil when
+-- this grant starts a run.
 -- leaseMillis: the lease argument's text. The owner token names the field that counts the holds the watchdog renews,
 -- set only for a watched hold (see add-hold.lua). The caller has run the ACL guard on HSET and PEXPIRE. Returns the
--- fencing token, as text.
+-- fencing token as text, then as a number (for a script's reply: tonumber would parse the text anew).
 local function grantAnew(hash, ownerToken, holdId, leaseMillis, watched, lastFence, chain, now)
-  local fence
+  local token
   if lastFence and watched and not now then
-    fence = tonumber(lastFence) + 1
+    token = tonumber(lastFence) + 1
   else
     now = now or redis.call('TIME')
-    fence = math.max(tonumber(lastFence or 0) + 1, now[1] * 1000000 + now[2])
+    token = math.max(tonumber(lastFence or 0) + 1, now[1] * 1000000 + now[2])
   end
-  fence = string.format('%d', fence)
+  local fence = string.format('%d', token)
   local holdLease = watched and 'w'
     or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(leaseMillis))
   -- the run's first token stays in 'chain' as it is: written only when this grant starts a run
@@ -29,5 +30,5 @@ local function grantAnew(hash, ownerToken, holdId, leaseMillis, watched, lastFen
     redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', holdId, holdLease, 'fence', fence, 'chain', fence)
   end
   redis.call('PEXPIRE', hash, leaseMillis)
-  return fence
+  return fence, token
 end

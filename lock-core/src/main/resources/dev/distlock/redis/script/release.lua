@@ -5,7 +5,7 @@
 -- ARGV[2]  HOLD_ID
 -- ARGV[3]  FENCING_TOKEN            the token of the owner's grant
 -- ARGV[4]  WATCHDOG                 '1' when the watchdog renews this hold, '0' for a fixed lease
--- ARGV[5]  KEEP_HELD_MILLIS         0 to free the lock now; otherwise keep it held, unrenewed, for this many more
+-- ARGV[5]  KEEP_HELD_MILLIS         '0' to free the lock now; otherwise keep it held, unrenewed, for this many more
 --                                   milliseconds (see delayed-release.lua)
 -- ARGV[6]  TOKEN_RETENTION_MILLIS   how long to keep the last fencing token once the lock is free
 -- ARGV[7]  CHANNEL                  the release channel
@@ -23,7 +23,7 @@
 -- notOwnerReply). A release that would publish checks the channel before the writes too. What only the other paths
 -- use is included after it, so that a lock cycle's release defines none of it.
 local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
-if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and tonumber(KEEP_HELD_MILLIS) <= 0 then
+if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS == '0' then
   local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
   local refused
   if publish then

@@ -131,15 +131,19 @@ class ScriptLayoutTest {
 
     @Test
     void aLockCyclesAcquireAndReleaseDefineNoFunctionOnlyOtherPathsUse() {
-        // a closure per function definition a call runs: a re-entry's and a fresh key's functions sit in their
-        // branches, and the release's other paths' after the common path's return
+        // a closure per function definition a call runs: a re-entry's, a delayed release's and a fresh key's
+        // functions sit in their branches, and the release's other paths' after the common path's return
         String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
         int reentryBranch = acquire.indexOf("if owner == OWNER_TOKEN then");
         assertThat(reentryBranch).isPositive();
         assertThat(acquire.indexOf("local function reenter(")).isGreaterThan(reentryBranch);
         assertThat(acquire.indexOf("local function addHold(")).isGreaterThan(reentryBranch);
-        assertThat(acquire.indexOf("local function restartGraceLeft(")).isGreaterThan(acquire.indexOf(
-                "if not state[3] then"));
+        int freshKeyBranch = acquire.indexOf("if not lastFence then");
+        assertThat(freshKeyBranch).isPositive();
+        assertThat(acquire.indexOf("local function restartGraceLeft(")).isGreaterThan(freshKeyBranch);
+        int delayedReleaseBranch = acquire.indexOf("if owner == '(released)' then");
+        assertThat(delayedReleaseBranch).isPositive();
+        assertThat(acquire.indexOf("local function heldFor(")).isGreaterThan(delayedReleaseBranch);
         String release = LockScripts.RELEASE.script().getScriptAsString();
         int commonPathEnd = release.indexOf("  return 1\nend\n");
         assertThat(commonPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
