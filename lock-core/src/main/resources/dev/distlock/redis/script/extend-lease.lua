@@ -4,12 +4,18 @@
 -- reader's set, a fair waiter's queue) then gets its expiry from PEXPIRE NX. Before Redis 7, PTTL first.
 -- Under the ACL guard (Redis 7 only) it runs PEXPIRE alone. lease: ms, as text (an argument's: Redis would format a
 -- Lua number anew on every call) or a number.
-local function extendLease(key, lease)
-  if redis.REDIS_VERSION_NUM then
+-- Which of the two a Redis runs is chosen once per script call, not per key: a batch renewal calls it for every key.
+local extendLease
+if redis.REDIS_VERSION_NUM then
+  extendLease = function(key, lease)
     if redis.call('PEXPIRE', key, lease, 'GT') == 0 then
       redis.call('PEXPIRE', key, lease, 'NX')
     end
-  elseif redis.call('PTTL', key) < tonumber(lease) then
-    redis.call('PEXPIRE', key, lease)
+  end
+else
+  extendLease = function(key, lease)
+    if redis.call('PTTL', key) < tonumber(lease) then
+      redis.call('PEXPIRE', key, lease)
+    end
   end
 end

@@ -10,7 +10,8 @@
 --#arguments
 --#include extend-lease.lua (defines extendLease)
 local renewed = {}
-for i, key in ipairs(KEYS) do
+for i = 1, #KEYS do
+  local key = KEYS[i]
   if redis.call('HEXISTS', key, ARGV[i + 1]) == 1 then
     extendLease(key, LEASE_MILLIS) -- never shortens a longer fixed lease of a re-entry
     renewed[i] = 1
