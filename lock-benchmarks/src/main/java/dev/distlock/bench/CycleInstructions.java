@@ -19,6 +19,9 @@ import dev.distlock.bench.clients.ClientSettings;
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.clients.LockClient;
 import dev.distlock.bench.redis.RedisBuild;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * Redis's own instructions per lock cycle of each blocking implementation, counted by valgrind's callgrind: one
@@ -27,15 +30,23 @@ import dev.distlock.bench.redis.RedisBuild;
  * change to the scripts (or to what a client sends) that the timed scenarios cannot resolve. It counts what Redis runs
  * in user space: parsing the requests, the scripts and their commands, the replies; not the kernel's work for the
  * socket calls, which weighs more at one thread than under load, nor cache misses. Each implementation runs N
- * cycles to warm up, then N counted between {@code callgrind_control -z} and {@code -d}.
+ * cycles to warm up, then N counted between {@code callgrind_control -z} and {@code -d}. Then the watchdogs that
+ * renew in batches (distlock's, Redisson's): instructions per renewed lock (see {@link #renewal}).
  *
  * <p>Run: {@code java -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.CycleInstructions [cycles]
- * [out.md]} (default 2,000 cycles; about a minute). Needs valgrind (Debian's package) and /usr/bin/redis-server.
+ * [out.md]} (default 2,000 cycles; about two minutes). Needs valgrind (Debian's package) and /usr/bin/redis-server.
  */
 public final class CycleInstructions {
 
     private static final List<Implementation> IMPLEMENTATIONS = List.of(Implementation.RAW, Implementation.FENCED,
             Implementation.DISTLOCK, Implementation.REDISSON, Implementation.SPRING_INTEGRATION);
+
+    /** The implementations whose watchdogs renew in batches (Spring Integration renews each lock on its own). */
+    private static final List<Implementation> RENEWING = List.of(Implementation.DISTLOCK, Implementation.REDISSON);
+
+    static final int HELD_LOCKS = 1_000;
+
+    private static final Duration RENEWAL_WINDOW = Duration.ofSeconds(4);
 
     private CycleInstructions() {
     }
@@ -56,6 +67,7 @@ public final class CycleInstructions {
             .redirectOutput(dumps.resolve("redis.log").toFile())
             .start();
         Map<Implementation, Long> perCycle = new LinkedHashMap<>();
+        Map<Implementation, long[]> perRenewal = new LinkedHashMap<>();
         try {
             ClientSettings settings = new ClientSettings(port, Duration.ofSeconds(30), Duration.ofSeconds(30));
             for (Implementation implementation : IMPLEMENTATIONS) {
@@ -70,16 +82,72 @@ public final class CycleInstructions {
                 System.err.printf(Locale.ROOT, "%s: %,d instructions per cycle%n", implementation.label(),
                         perCycle.get(implementation));
             }
+            for (Implementation implementation : RENEWING) {
+                perRenewal.put(implementation, renewal(redis, dumps, port, implementation));
+            }
         }
         finally {
             redis.destroy();
             redis.waitFor(30, TimeUnit.SECONDS);
         }
-        String report = render(cycles, perCycle);
+        String report = render(cycles, perCycle) + "\n" + renderRenewal(perRenewal);
         System.out.print(report);
         if (out != null) {
             Files.writeString(out, report, StandardCharsets.UTF_8);
         }
+    }
+
+    /**
+     * Instructions per renewed lock of one implementation's watchdog: {@link #HELD_LOCKS} locks held with a 6 s lease
+     * (renewed every 2 s, in batches of 100 by both), counted over {@link #RENEWAL_WINDOW} less the same window with
+     * the client open and nothing held, over the renewal scripts' {@code PEXPIRE} calls (one per renewed lock).
+     * Returns {renewals, instructions per renewal}.
+     */
+    private static long[] renewal(Process redis, Path dumps, int port, Implementation implementation)
+            throws Exception {
+        RedisClient probeClient = RedisClient.create(RedisURI.create("127.0.0.1", port));
+        try (StatefulRedisConnection<String, String> probe = probeClient.connect();
+                LockClient client = open(implementation,
+                        new ClientSettings(port, Duration.ofSeconds(6), Duration.ofSeconds(30)))) {
+            callgrind(redis, "-z");
+            Thread.sleep(RENEWAL_WINDOW.toMillis());
+            callgrind(redis, "-d");
+            long idle = newestTotal(dumps);
+            List<LockClient.Held> held = new ArrayList<>();
+            for (int i = 0; i < HELD_LOCKS; i++) {
+                held.add(client.acquire("renewal-" + implementation.label() + "-" + i));
+            }
+            Thread.sleep(2_500); // past the first renewal period
+            long before = pexpireCalls(probe.sync().info("commandstats"));
+            callgrind(redis, "-z");
+            Thread.sleep(RENEWAL_WINDOW.toMillis());
+            callgrind(redis, "-d");
+            long renewals = pexpireCalls(probe.sync().info("commandstats")) - before;
+            long busy = newestTotal(dumps);
+            for (LockClient.Held lock : held) {
+                lock.release();
+            }
+            if (renewals <= 0) {
+                throw new IllegalStateException(implementation.label() + " renewed nothing in the window");
+            }
+            System.err.printf(Locale.ROOT, "%s: %,d renewals, %,d instructions per renewed lock%n",
+                    implementation.label(), renewals, (busy - idle) / renewals);
+            return new long[] {renewals, (busy - idle) / renewals};
+        }
+        finally {
+            probeClient.shutdown();
+        }
+    }
+
+    /** The {@code calls} of {@code cmdstat_pexpire} in an {@code INFO commandstats} reply (0 when none ran yet). */
+    static long pexpireCalls(String commandStats) {
+        for (String line : commandStats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_pexpire:calls=")) {
+                String calls = line.substring("cmdstat_pexpire:calls=".length());
+                return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+            }
+        }
+        return 0;
     }
 
     /** Opens a client, retrying while Redis (slow under valgrind) is still starting. */
@@ -141,6 +209,21 @@ public final class CycleInstructions {
         perCycle.forEach((implementation, count) -> lines.add(String.format(Locale.ROOT, "| %s | %,d | %s |",
                 implementation.label(), count, (floor > 0) ? String.format(Locale.ROOT, "%.2f×", (double) count / floor)
                         : "")));
+        return String.join("\n", lines) + "\n";
+    }
+
+    private static String renderRenewal(Map<Implementation, long[]> perRenewal) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Redis instructions per renewed lock (" + String.format(Locale.ROOT, "%,d", HELD_LOCKS)
+                + " locks held, 6 s lease renewed every 2 s in batches of 100; a " + RENEWAL_WINDOW.toSeconds()
+                + " s window less the same window with nothing held):");
+        lines.add("");
+        lines.add("| implementation | renewals counted | instructions per renewed lock | ÷ Redisson's |");
+        lines.add("| --- | --- | --- | --- |");
+        long[] redisson = perRenewal.get(Implementation.REDISSON);
+        perRenewal.forEach((implementation, counts) -> lines.add(String.format(Locale.ROOT, "| %s | %,d | %,d | %s |",
+                implementation.label(), counts[0], counts[1], (redisson != null && redisson[1] > 0)
+                        ? String.format(Locale.ROOT, "%.2f×", (double) counts[1] / redisson[1]) : "")));
         return String.join("\n", lines) + "\n";
     }
 
