@@ -52,10 +52,10 @@ if owner then
   end
   return -1 - leaseLeft
 end
--- A hash that keeps a 'chain' (and so a 'fence') was granted since this Redis process's data began, by a grant the restart grace let
--- through (it writes its marker before any grant goes ahead, and a restart that keeps the data keeps the marker too;
--- only a service without a grace grants without the marker, and it grants after a restart regardless): the grace is
--- over, and its EXISTS is left out of a lock cycle's grant.
+-- A hash that keeps a 'fence' (and so a 'chain') was granted since this Redis process's data began, by a grant the
+-- restart grace let through (it writes its marker before any grant goes ahead, and a restart that keeps the data keeps
+-- the marker too; only a service without a grace grants without the marker, and it grants after a restart
+-- regardless): the grace is over, and its EXISTS is left out of a lock cycle's grant.
 if not lastFence then
   --#include restart-grace.lua (defines restartGraceLeft)
   local graceLeft = restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
