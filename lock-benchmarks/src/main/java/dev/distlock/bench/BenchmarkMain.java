@@ -143,8 +143,9 @@ public final class BenchmarkMain {
                 + "scenario). In the timed scenarios (1, 2, 3, 5, 7, 8, 11) all clients stay open and the implementations "
                 + "take turns iteration by iteration, the first to go moving on by one each round; scenarios 4, 6 and 9 "
                 + "run them one after the other. The non-blocking ones (-async) run in scenarios 7 and 8 only, with "
-                + config.inFlight() + " cycles in flight; the blocking ones in 1 to 6 (the fenced floor, a reference, in 1 "
-                + "and 2 only), and the raw floors and the non-blocking fenced floor in 7 as the references; 9 compares distlock's and Redisson's watchdogs, 10 measures distlock's lock "
+                + config.inFlight() + " cycles in flight; the blocking ones in 1 to 6 (the fenced floor, a "
+                + "reference, in 1 and 2 only), and the raw floors and the non-blocking fenced floor in 7 as the "
+                + "references; 9 compares distlock's and Redisson's watchdogs, 10 measures distlock's lock "
                 + "types (through its non-blocking API) on this server and on a 3-master Redis Cluster, and 11 "
                 + "compares distlock's and Redisson's leased semaphores (load in turns, then memory one after the "
                 + "other):\n\n");

@@ -19,6 +19,7 @@ import dev.distlock.bench.clients.ClientSettings;
 import dev.distlock.bench.clients.Implementation;
 import dev.distlock.bench.clients.LockClient;
 import dev.distlock.bench.redis.RedisBuild;
+import dev.distlock.bench.redis.RedisProbe;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -45,6 +46,9 @@ public final class CycleInstructions {
     private static final List<Implementation> RENEWING = List.of(Implementation.DISTLOCK, Implementation.REDISSON);
 
     static final int HELD_LOCKS = 1_000;
+
+    /** The watchdog lease of the renewal count: both renew every third of it. */
+    private static final Duration RENEWAL_LEASE = Duration.ofSeconds(6);
 
     private static final Duration RENEWAL_WINDOW = Duration.ofSeconds(4);
 
@@ -98,9 +102,10 @@ public final class CycleInstructions {
     }
 
     /**
-     * Instructions per renewed lock of one implementation's watchdog: {@link #HELD_LOCKS} locks held with a 6 s lease
-     * (renewed every 2 s, in batches of 100 by both), counted over {@link #RENEWAL_WINDOW} less the same window with
-     * the client open and nothing held, over the renewal scripts' {@code PEXPIRE} calls (one per renewed lock).
+     * Instructions per renewed lock of one implementation's watchdog: {@link #HELD_LOCKS} locks held with
+     * {@link #RENEWAL_LEASE} (renewed every third of it, in batches of 100 by both), counted over
+     * {@link #RENEWAL_WINDOW} less the same window with the client open and nothing held, over the renewal scripts'
+     * {@code PEXPIRE} calls (one per renewed lock).
      * Returns {renewals, instructions per renewal}.
      */
     private static long[] renewal(Process redis, Path dumps, int port, Implementation implementation)
@@ -108,7 +113,7 @@ public final class CycleInstructions {
         RedisClient probeClient = RedisClient.create(RedisURI.create("127.0.0.1", port));
         try (StatefulRedisConnection<String, String> probe = probeClient.connect();
                 LockClient client = open(implementation,
-                        new ClientSettings(port, Duration.ofSeconds(6), Duration.ofSeconds(30)))) {
+                        new ClientSettings(port, RENEWAL_LEASE, Duration.ofSeconds(30)))) {
             callgrind(redis, "-z");
             Thread.sleep(RENEWAL_WINDOW.toMillis());
             callgrind(redis, "-d");
@@ -117,12 +122,12 @@ public final class CycleInstructions {
             for (int i = 0; i < HELD_LOCKS; i++) {
                 held.add(client.acquire("renewal-" + implementation.label() + "-" + i));
             }
-            Thread.sleep(2_500); // past the first renewal period
-            long before = pexpireCalls(probe.sync().info("commandstats"));
+            Thread.sleep(RENEWAL_LEASE.toMillis() / 3 + 500); // past the first renewal period
+            long before = pexpireCalls(probe);
             callgrind(redis, "-z");
             Thread.sleep(RENEWAL_WINDOW.toMillis());
             callgrind(redis, "-d");
-            long renewals = pexpireCalls(probe.sync().info("commandstats")) - before;
+            long renewals = pexpireCalls(probe) - before;
             long busy = newestTotal(dumps);
             for (LockClient.Held lock : held) {
                 lock.release();
@@ -139,15 +144,9 @@ public final class CycleInstructions {
         }
     }
 
-    /** The {@code calls} of {@code cmdstat_pexpire} in an {@code INFO commandstats} reply (0 when none ran yet). */
-    static long pexpireCalls(String commandStats) {
-        for (String line : commandStats.split("\r?\n")) {
-            if (line.startsWith("cmdstat_pexpire:calls=")) {
-                String calls = line.substring("cmdstat_pexpire:calls=".length());
-                return Long.parseLong(calls.substring(0, calls.indexOf(',')));
-            }
-        }
-        return 0;
+    /** The {@code PEXPIRE} calls Redis has run so far, those inside scripts included (INFO commandstats). */
+    private static long pexpireCalls(StatefulRedisConnection<String, String> probe) {
+        return RedisProbe.commandStats(probe.sync().info("commandstats"), "calls").getOrDefault("pexpire", 0L);
     }
 
     /** Opens a client, retrying while Redis (slow under valgrind) is still starting. */
@@ -214,15 +213,16 @@ public final class CycleInstructions {
 
     private static String renderRenewal(Map<Implementation, long[]> perRenewal) {
         List<String> lines = new ArrayList<>();
-        lines.add("Redis instructions per renewed lock (" + String.format(Locale.ROOT, "%,d", HELD_LOCKS)
-                + " locks held, 6 s lease renewed every 2 s in batches of 100; a " + RENEWAL_WINDOW.toSeconds()
-                + " s window less the same window with nothing held):");
+        lines.add(String.format(Locale.ROOT, "Redis instructions per renewed lock (%,d locks held, %d s lease renewed "
+                + "every %d s in batches of 100; a %d s window less the same window with nothing held):", HELD_LOCKS,
+                RENEWAL_LEASE.toSeconds(), RENEWAL_LEASE.toSeconds() / 3, RENEWAL_WINDOW.toSeconds()));
         lines.add("");
         lines.add("| implementation | renewals counted | instructions per renewed lock | ÷ Redisson's |");
         lines.add("| --- | --- | --- | --- |");
         long[] redisson = perRenewal.get(Implementation.REDISSON);
-        perRenewal.forEach((implementation, counts) -> lines.add(String.format(Locale.ROOT, "| %s | %,d | %,d | %s |",
-                implementation.label(), counts[0], counts[1], (redisson != null && redisson[1] > 0)
+        perRenewal.forEach((implementation, counts) -> lines.add(String.format(Locale.ROOT,
+                "| %s | %,d | %,d | %s |", implementation.label(), counts[0], counts[1],
+                (redisson != null && redisson[1] > 0)
                         ? String.format(Locale.ROOT, "%.2f×", (double) counts[1] / redisson[1]) : "")));
         return String.join("\n", lines) + "\n";
     }

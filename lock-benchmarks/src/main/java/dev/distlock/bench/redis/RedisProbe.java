@@ -128,7 +128,7 @@ public final class RedisProbe {
      * One field ({@code calls} or {@code usec}) per command from an {@code INFO commandstats} reply, without
      * {@link #HARNESS_COMMANDS}.
      */
-    static Map<String, Long> commandStats(String infoCommandStats, String field) {
+    public static Map<String, Long> commandStats(String infoCommandStats, String field) {
         Map<String, Long> calls = new HashMap<>();
         for (String line : infoCommandStats.split("\r?\n")) {
             if (!line.startsWith("cmdstat_")) {

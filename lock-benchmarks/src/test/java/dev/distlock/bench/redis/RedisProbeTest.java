@@ -24,6 +24,19 @@ class RedisProbeTest {
     }
 
     @Test
+    void aCommandsCallsAreNotItsRejectedOrFailedCalls() {
+        // CycleInstructions counts renewals by cmdstat_pexpire's calls
+        String reply = "# Commandstats\r\n"
+                + "cmdstat_hexists:calls=18836,usec=248574,usec_per_call=13.20,rejected_calls=0,failed_calls=0\r\n"
+                + "cmdstat_pexpire:calls=101381,usec=3106005,usec_per_call=30.64,rejected_calls=7,failed_calls=3\r\n"
+                + "cmdstat_pexpireat:calls=5,usec=10,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r\n";
+        assertThat(RedisProbe.commandStats(reply, "calls")).containsEntry("pexpire", 101_381L)
+            .containsEntry("pexpireat", 5L);
+        assertThat(RedisProbe.commandStats("# Commandstats\r\ncmdstat_get:calls=1,usec=1,usec_per_call=1.00,"
+                + "rejected_calls=0,failed_calls=0\r\n", "calls")).doesNotContainKey("pexpire");
+    }
+
+    @Test
     void cpuIsSystemPlusUserTimeInMicroseconds() {
         String cpu = "# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:0.250001\r\nused_cpu_sys_children:9.0\r\n"
                 + "used_cpu_sys_main_thread:1.4\r\n";
