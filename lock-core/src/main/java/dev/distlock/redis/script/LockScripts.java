@@ -279,18 +279,23 @@ public final class LockScripts {
 
     /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
     CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
-        return this.async.run(this.aclGuard.select(script), keys, args);
+        ScriptCopies.Copy<Long> copy = copyFor(script, args);
+        return (copy != null) ? this.async.run(this.aclGuard.select(copy.script()), keys, copy.arguments(args))
+                : this.async.run(this.aclGuard.select(script), keys, args);
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
         boolean acknowledgedGrant = this.acknowledged != null && this.grantScripts.contains(script);
+        ScriptCopies.Copy<Long> copy = copyFor(script, args);
+        RedisScript<Long> sent = this.aclGuard.select((copy != null) ? copy.script() : script);
+        Object[] sentArgs = (copy != null) ? copy.arguments(args) : args;
         if (!acknowledgedGrant && this.async.runsBlockingCalls()) {
-            return this.async.runBlocking(this.aclGuard.select(script), keys, args); // tells the guard of a failure
+            return this.async.runBlocking(sent, keys, sentArgs); // tells the guard of a failure
         }
         Long reply;
         try {
-            reply = acknowledgedGrant ? this.acknowledged.grant(this.aclGuard.select(script), keys, args)
-                    : this.redis.execute(this.aclGuard.select(script), keys, args);
+            reply = acknowledgedGrant ? this.acknowledged.grant(sent, keys, sentArgs)
+                    : this.redis.execute(sent, keys, sentArgs);
         }
         catch (RuntimeException ex) {
             this.aclGuard.noteFailure(ex);
@@ -301,6 +306,11 @@ public final class LockScripts {
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }
         return reply;
+    }
+
+    /** The copy of {@code script} with this call's few-valued arguments written into it (see ScriptCopies), or null. */
+    private static ScriptCopies.@Nullable Copy<Long> copyFor(RedisScript<Long> script, Object[] args) {
+        return (script instanceof GuardedScript<Long> guarded) ? guarded.copyFor(args) : null;
     }
 
     /** Deletes keys of one lock (one slot) with a plain DEL. */

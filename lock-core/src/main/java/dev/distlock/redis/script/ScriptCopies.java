@@ -1,0 +1,175 @@
+package dev.distlock.redis.script;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BiFunction;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+
+/**
+ * A lock script's copies with its few-valued arguments ({@link ScriptArgument#isWrittenIntoScript()}: flags and a
+ * service's settings) written into the text as constants, one copy per set of values met, so that a call sends Redis
+ * only the arguments that change from call to call: Redis spends about 1.1k instructions on each argument a call
+ * sends (BENCHMARKS.md, "Instructions per cycle"). A copy reads the same names as the script, bound to constants
+ * instead of ARGV; it is sent with EVALSHA like the script, and loaded by the first call's NOSCRIPT fallback.
+ *
+ * <p>A call whose values are not plain words, or not the one value an argument is written as (a delayed release's
+ * {@link ScriptArgument#KEEP_HELD_MILLIS}), or that would need more than {@link #MOST_COPIES} copies, is sent as the
+ * script itself with every argument, which answers the same. Thread-safe: copies are added under a lock and read
+ * without one.
+ *
+ * @param <T> what the script answers
+ */
+final class ScriptCopies<T> {
+
+    /** The most copies one script keeps: a service meets a few (its settings, times its flags), never this many. */
+    static final int MOST_COPIES = 64;
+
+    /** A value that may be written into a script's text as a Lua string literal as it is. */
+    private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z0-9]{1,40}");
+
+    /** The ARGV positions (0-based) written into each copy, in order. */
+    private final int[] written;
+
+    /** Per written position, the one value a copy is made for (ScriptArgument#onlyWrittenAs), or null for any. */
+    private final @Nullable String[] onlyValues;
+
+    /** A copy's text with the ACL guard and without it, given the values of {@link #written}. */
+    private final BiFunction<String[], Boolean, String> text;
+
+    private final boolean unguardedVariant;
+
+    private final Class<T> resultType;
+
+    private volatile List<Copy<T>> copies = List.of();
+
+    private ScriptCopies(int[] written, @Nullable String[] onlyValues, BiFunction<String[], Boolean, String> text,
+            boolean unguardedVariant, Class<T> resultType) {
+        this.written = written;
+        this.onlyValues = onlyValues;
+        this.text = text;
+        this.unguardedVariant = unguardedVariant;
+        this.resultType = resultType;
+    }
+
+    /**
+     * The copies of a script whose header declares {@code arguments} (ARGV order), or null when it takes none that is
+     * written into a copy, or takes a batch argument (read by position).
+     *
+     * @param text a copy's text for the values of the written arguments, with the ACL guard (true) or without it
+     */
+    static <T> @Nullable ScriptCopies<T> of(List<ScriptArgument> arguments, boolean batch,
+            BiFunction<String[], Boolean, String> text, boolean unguardedVariant, Class<T> resultType) {
+        if (batch) {
+            return null;
+        }
+        int[] written = new int[arguments.size()];
+        @Nullable String[] onlyValues = new String[arguments.size()];
+        int count = 0;
+        for (int i = 0; i < arguments.size(); i++) {
+            if (arguments.get(i).isWrittenIntoScript()) {
+                onlyValues[count] = arguments.get(i).onlyWrittenAs();
+                written[count++] = i;
+            }
+        }
+        return (count == 0) ? null : new ScriptCopies<>(Arrays.copyOf(written, count), Arrays.copyOf(onlyValues, count),
+                text, unguardedVariant, resultType);
+    }
+
+    /** The copy for a call with these arguments (ARGV order), or null to send the script itself with all of them. */
+    @Nullable Copy<T> copyFor(Object[] args) {
+        for (Copy<T> copy : this.copies) {
+            if (copy.matches(args)) {
+                return copy;
+            }
+        }
+        for (int i = 0; i < this.written.length; i++) {
+            if (this.onlyValues[i] != null && !this.onlyValues[i].equals(String.valueOf(args[this.written[i]]))) {
+                return null; // no copy for this value, nor a lock to take for knowing it
+            }
+        }
+        return added(args);
+    }
+
+    private synchronized @Nullable Copy<T> added(Object[] args) {
+        List<Copy<T>> known = this.copies;
+        for (Copy<T> copy : known) {
+            if (copy.matches(args)) {
+                return copy;
+            }
+        }
+        if (known.size() >= MOST_COPIES) {
+            return null;
+        }
+        String[] values = new String[this.written.length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = String.valueOf(args[this.written[i]]);
+            if (!PLAIN_WORD.matcher(values[i]).matches()
+                    || (this.onlyValues[i] != null && !this.onlyValues[i].equals(values[i]))) {
+                return null;
+            }
+        }
+        String guarded = this.text.apply(values, true);
+        String unguarded = this.unguardedVariant ? this.text.apply(values, false) : guarded;
+        Copy<T> copy = new Copy<>(values, this.written, new GuardedScript<>(guarded, this.resultType,
+                unguarded.equals(guarded) ? null : new DefaultRedisScript<>(unguarded, this.resultType), null));
+        List<Copy<T>> more = new ArrayList<>(known);
+        more.add(copy);
+        this.copies = List.copyOf(more);
+        return copy;
+    }
+
+    /** How many copies were made. */
+    int size() {
+        return this.copies.size();
+    }
+
+    /** One copy: the values written into it, and the script. */
+    static final class Copy<T> {
+
+        private final String[] values;
+
+        private final int[] written;
+
+        private final GuardedScript<T> script;
+
+        Copy(String[] values, int[] written, GuardedScript<T> script) {
+            this.values = values;
+            this.written = written;
+            this.script = script;
+        }
+
+        boolean matches(Object[] args) {
+            for (int i = 0; i < this.written.length; i++) {
+                Object arg = args[this.written[i]];
+                if (!this.values[i].equals((arg instanceof String text) ? text : String.valueOf(arg))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        GuardedScript<T> script() {
+            return this.script;
+        }
+
+        /** A call's arguments without those written into this copy, in ARGV order. */
+        Object[] arguments(Object[] args) {
+            Object[] sent = new Object[args.length - this.written.length];
+            int next = 0;
+            int skip = 0;
+            for (int i = 0; i < args.length; i++) {
+                if (skip < this.written.length && this.written[skip] == i) {
+                    skip++;
+                }
+                else {
+                    sent[next++] = args[i];
+                }
+            }
+            return sent;
+        }
+    }
+}

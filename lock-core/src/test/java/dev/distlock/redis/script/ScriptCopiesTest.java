@@ -1,0 +1,142 @@
+package dev.distlock.redis.script;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.distlock.redis.RedisClients;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+/**
+ * A call is sent as a copy of its script with the few-valued arguments (flags, a service's settings) written into the
+ * text, and the copy answers as the script sent with every argument does.
+ */
+@RedisTest
+class ScriptCopiesTest {
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.clients.close();
+    }
+
+    @Test
+    void aGrantIsSentAsACopyThatTakesOnlyTheArgumentsThatChangeFromCallToCall() {
+        this.redis.call("SCRIPT", "FLUSH");
+        LockScripts scripts = new LockScripts(this.clients.template());
+        ScriptCall call = scripts.acquire("distlock:{copy}:lock", "owner-a",
+                new LockType.Grant("hold-1", "10000", true, false, false));
+        assertThat(call.args()).as("the script's arguments, as its header declares them").hasSize(7);
+
+        assertThat(call.run()).isPositive();
+
+        ScriptCopies.Copy<Long> copy = copyOf(LockScripts.ACQUIRE, call.args());
+        assertThat(copy.arguments(call.args())).containsExactly("owner-a", "hold-1", "10000");
+        assertThat(copy.script().getScriptAsString()).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, "
+                + "REENTRY, RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], '1', '0', '0', '0'");
+        assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
+            .as("Redis ran the copy, not the script").isEqualTo("1\n0");
+        assertThat(this.redis.call("HGET", "distlock:{copy}:lock", "owner")).isEqualTo("owner-a");
+        assertThat(this.redis.call("HGET", "distlock:{copy}:lock", "owner-a")).as("a watched hold").isEqualTo("1");
+    }
+
+    @Test
+    void theCopyAndTheScriptSentWithEveryArgumentAnswerAlike() {
+        StringRedisTemplate template = this.clients.template();
+        LockScripts scripts = new LockScripts(template);
+        String hash = "distlock:{alike}:lock";
+        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false));
+        long fence = first.run();
+
+        // the same grants and releases, sent as the script with every argument: the hash reads the same to both
+        ScriptCall other = scripts.acquire(hash, "owner-b", new LockType.Grant("1", "10000", false, false, true));
+        Long refused = template.execute(other.script(), other.keys(), other.args());
+        assertThat(refused).as("held by owner-a").isLessThan(-1);
+        assertThat(this.redis.call("HGET", hash, "waiting")).as("the refusal of a waiting caller").isEqualTo("1");
+        assertThat(other.run()).as("the copy's refusal").isLessThan(-1);
+
+        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false));
+        assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
+        ScriptCall release = scripts.release(hash, "owner-a", new LockType.Release("2", fence, false, "0"),
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true);
+        assertThat(template.execute(release.script(), release.keys(), release.args())).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true).run()).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("HKEYS", hash).split("\n")).containsExactlyInAnyOrder("fence", "chain");
+        assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the token retention written into the copy")
+            .isBetween(50_000L, 60_000L);
+    }
+
+    @Test
+    void eachSetOfValuesHasOneCopyAndOddValuesGoAsArguments() {
+        ScriptLayout<Long> layout = ScriptLayout.load("acquire.lua", Long.class, ScriptArgument.OWNER_TOKEN,
+                ScriptArgument.HOLD_ID, ScriptArgument.LEASE_MILLIS, ScriptArgument.WATCHDOG, ScriptArgument.REENTRY,
+                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING);
+        GuardedScript<Long> script = (GuardedScript<Long>) layout.script();
+        Object[] fixed = {"owner", "hold", "1000", "0", "0", "5000", "0"};
+        ScriptCopies.Copy<Long> copy = script.copyFor(fixed);
+        assertThat(script.copyFor(fixed.clone())).isSameAs(copy);
+        assertThat(script.copyFor(new Object[] {"other", "hold-2", "2000", "0", "0", "5000", "0"}))
+            .as("other per-call values").isSameAs(copy);
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "1", "0", "5000", "0"})).isNotSameAs(copy);
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "5000 or 1", "0"}))
+            .as("not a plain word").isNull();
+        assertThat(script.copies().size()).isEqualTo(2);
+        for (int grace = 0; script.copies().size() < ScriptCopies.MOST_COPIES; grace++) {
+            assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", Integer.toString(grace), "0"}))
+                .isNotNull();
+        }
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "99999", "0"}))
+            .as("one copy too many").isNull();
+        assertThat(script.copyFor(fixed)).isSameAs(copy);
+    }
+
+    @Test
+    void aReleaseIsSentAsACopyOnlyWhenItFreesTheLockNow() {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{later}:lock";
+        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false)).run();
+        ScriptCall later = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "3000"),
+                "distlock:{later}:released", "test", "60000", "PUBLISH", true);
+        ScriptCall now = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
+                "distlock:{later}:released", "test", "60000", "PUBLISH", true);
+        GuardedScript<Long> release = (GuardedScript<Long>) LockScripts.RELEASE.script();
+        assertThat(release.copyFor(later.args())).as("a delay: the script with every argument").isNull();
+        assertThat(release.copyFor(now.args()).arguments(now.args()))
+            .containsExactly("owner-a", "1", Long.toString(fence), "distlock:{later}:released", "test");
+
+        assertThat(later.run()).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("HGET", hash, "owner")).as("kept for the delay").isEqualTo("(released)");
+        assertThat(Long.parseLong(this.redis.call("PTTL", hash))).isBetween(1L, 60_000L);
+    }
+
+    @Test
+    void aCopyBindsItsWrittenArgumentsToConstantsAndTheOthersToTheirNewPositions() {
+        assertThat(ScriptLayout.binding(List.of("OWNER_TOKEN", "WATCHDOG", "HOLD_ID", "PUBLISH_COMMAND"),
+                new String[] {"1", "SPUBLISH"}))
+            .isEqualTo("local OWNER_TOKEN, WATCHDOG, HOLD_ID, PUBLISH_COMMAND = ARGV[1], '1', ARGV[2], 'SPUBLISH'");
+        assertThat(ScriptLayout.binding(List.of("OWNER_TOKEN", "WATCHDOG"), null))
+            .isEqualTo("local OWNER_TOKEN, WATCHDOG = ARGV[1], ARGV[2]");
+    }
+
+    private static ScriptCopies.Copy<Long> copyOf(ScriptLayout<Long> layout, Object[] args) {
+        ScriptCopies.Copy<Long> copy = ((GuardedScript<Long>) layout.script()).copyFor(args);
+        assertThat(copy).isNotNull();
+        return copy;
+    }
+}
