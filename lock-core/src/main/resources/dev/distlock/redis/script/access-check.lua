@@ -8,8 +8,8 @@
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
 local key = KEYS[1]
-local refused = refusedGrant('HSET', key, 'HSETNX', key, 'HINCRBY', key, 'PTTL', key, 'PEXPIRE', key, 'HMGET', key,
-  'HGET', key, 'HDEL', key, 'HGETALL', key, 'HEXISTS', key, 'PEXPIREAT', key, 'EXISTS', key, 'GET', key, 'SET', key,
-  'DEL', key, 'ZADD', key, 'ZREM', key, 'ZSCORE', key, 'ZCARD', key, 'ZRANK', key, 'ZRANGE', key, 'ZRANGEBYSCORE', key,
-  'ZREMRANGEBYSCORE', key, PUBLISH_COMMAND, CHANNEL)
+local refused = refusedGrant and refusedGrant('HSET', key, 'HSETNX', key, 'HINCRBY', key, 'PTTL', key, 'PEXPIRE', key,
+  'HMGET', key, 'HGET', key, 'HDEL', key, 'HGETALL', key, 'HEXISTS', key, 'PEXPIREAT', key, 'EXISTS', key, 'GET', key,
+  'SET', key, 'DEL', key, 'ZADD', key, 'ZREM', key, 'ZSCORE', key, 'ZCARD', key, 'ZRANK', key, 'ZRANGE', key,
+  'ZRANGEBYSCORE', key, 'ZREMRANGEBYSCORE', key, PUBLISH_COMMAND, CHANNEL)
 return refused or 1

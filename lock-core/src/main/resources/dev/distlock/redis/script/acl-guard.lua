@@ -5,6 +5,7 @@
 -- (Redis's own error, which names no command; the start-up check, access-check.lua, names every one).
 -- Arguments: command, key or channel, command, key or channel, ... Returns the error reply to return, or nil when all
 -- are granted. redis.acl_check_cmd (Redis 7) runs inside the script: no round trip; before Redis 7 there is no check.
+-- Called as 'refusedGrant and refusedGrant(...)': without the guard (acl-unchecked.lua) refusedGrant is false.
 local function refusedGrant(...)
   if not redis.acl_check_cmd then
     return nil

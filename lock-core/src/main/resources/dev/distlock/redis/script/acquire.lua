@@ -63,7 +63,7 @@ if not lastFence then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
   end
 end
-local refused = refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+local refused = refusedGrant and refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end

@@ -41,9 +41,9 @@ local heldMillis = heldFor(owner, ownerState[2]) -- a delayed release: held unti
 if heldMillis == 0 then
   owner = nil
 end
-local refused = refusedGrant('ZREM', KEYS[2], 'ZREM', KEYS[3], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[1],
-  'ZRANGE', KEYS[2], 'ZSCORE', KEYS[2], 'ZADD', KEYS[2], 'ZADD', KEYS[3], 'ZSCORE', KEYS[3], 'PEXPIRE', KEYS[2],
-  'PEXPIRE', KEYS[3])
+local refused = refusedGrant and refusedGrant('ZREM', KEYS[2], 'ZREM', KEYS[3], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1],
+  'PTTL', KEYS[1], 'ZRANGE', KEYS[2], 'ZSCORE', KEYS[2], 'ZADD', KEYS[2], 'ZADD', KEYS[3], 'ZSCORE', KEYS[3],
+  'PEXPIRE', KEYS[2], 'PEXPIRE', KEYS[3])
 if refused then
   return refused
 end
@@ -55,7 +55,7 @@ if not owner and (not first or first == OWNER_TOKEN) then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
   end
   -- A new grant. It may name the next waiter: the channel is checked before the writes.
-  refused = refusedGrant(PUBLISH_COMMAND, CHANNEL)
+  refused = refusedGrant and refusedGrant(PUBLISH_COMMAND, CHANNEL)
   if refused then
     return refused
   end

@@ -22,8 +22,8 @@ if not state[6] then
   return 0
 end
 if state[5] ~= '1' then
-  local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
-    'PEXPIREAT', KEYS[1])
+  local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1],
+    'HGETALL', KEYS[1], 'PEXPIREAT', KEYS[1])
   if refused then
     return refused
   end
@@ -33,7 +33,7 @@ if state[5] ~= '1' then
   return 2
 end
 if tonumber(KEEP_HELD_MILLIS) > 0 then
-  local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+  local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
   if refused then
     return refused
   end
@@ -42,8 +42,8 @@ if tonumber(KEEP_HELD_MILLIS) > 0 then
   return 1
 end
 -- the last hold may wake a waiter: the channel is checked before the writes
-local refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZREM', KEYS[3], 'ZRANGE', KEYS[2],
-  'ZRANGEBYSCORE', KEYS[3], PUBLISH_COMMAND, CHANNEL)
+local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZREM', KEYS[3],
+  'ZRANGE', KEYS[2], 'ZRANGEBYSCORE', KEYS[3], PUBLISH_COMMAND, CHANNEL)
 if refused then
   return refused
 end

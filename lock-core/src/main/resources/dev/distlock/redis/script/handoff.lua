@@ -41,7 +41,7 @@ end
 if LAST_OF_RUN == '1' and state[7] then
   return -4
 end
-local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end

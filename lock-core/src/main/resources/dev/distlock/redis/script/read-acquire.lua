@@ -18,9 +18,9 @@
 -- -1 - (ms until it is worth trying again) when not (-1 - 2^40 - ms: refused by the restart grace).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZADD', KEYS[1], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1],
-  'HSETNX', KEYS[2], 'HINCRBY', KEYS[2], 'DEL', KEYS[2], 'HSET', KEYS[2], 'HGET', KEYS[2], 'PEXPIRE', KEYS[2],
-  'SET', KEYS[5])
+local refused = refusedGrant and refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZADD', KEYS[1], 'PTTL', KEYS[1],
+  'PEXPIRE', KEYS[1], 'HSETNX', KEYS[2], 'HINCRBY', KEYS[2], 'DEL', KEYS[2], 'HSET', KEYS[2], 'HGET', KEYS[2],
+  'PEXPIRE', KEYS[2], 'SET', KEYS[5])
 if refused then
   return refused
 end

@@ -16,9 +16,9 @@
 -- call), -2 when the reader's lease had run out.
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
-local refused = refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCORE', KEYS[1], 'ZADD', KEYS[1], 'PTTL', KEYS[1],
-  'PEXPIRE', KEYS[1], 'ZREM', KEYS[1], 'ZCARD', KEYS[1], 'HDEL', KEYS[2], 'HINCRBY', KEYS[2], 'HGET', KEYS[2],
-  'HGETALL', KEYS[2], 'PEXPIREAT', KEYS[2], 'DEL', KEYS[2], 'HSET', KEYS[2])
+local refused = refusedGrant and refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCORE', KEYS[1], 'ZADD', KEYS[1],
+  'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[1], 'ZCARD', KEYS[1], 'HDEL', KEYS[2], 'HINCRBY', KEYS[2],
+  'HGET', KEYS[2], 'HGETALL', KEYS[2], 'PEXPIREAT', KEYS[2], 'DEL', KEYS[2], 'HSET', KEYS[2])
 if refused then
   return refused
 end
@@ -46,7 +46,8 @@ if redis.call('HINCRBY', KEYS[2], 'holds', -1) > 0 then
   return 2
 end
 local keepHeld = tonumber(KEEP_HELD_MILLIS)
-refused = refusedGrant(PUBLISH_COMMAND, CHANNEL) -- the last reader publishes: the channel is checked before the writes
+-- the last reader publishes: the channel is checked before the writes
+refused = refusedGrant and refusedGrant(PUBLISH_COMMAND, CHANNEL)
 if refused then
   return refused
 end

@@ -5,7 +5,7 @@
 -- text) extended, never shortened. now: a TIME reply, or nil to read the clock only for a fixed lease. Returns NOPERM's
 -- error reply when the ACL guard refuses (nothing written), else nil.
 local function reenter(hash, ownerToken, holdId, leaseMillis, watched, now)
-  local refused = refusedGrant('HSETNX', hash, 'HINCRBY', hash, 'PEXPIRE', hash)
+  local refused = refusedGrant and refusedGrant('HSETNX', hash, 'HINCRBY', hash, 'PEXPIRE', hash)
   if refused then
     return refused
   end

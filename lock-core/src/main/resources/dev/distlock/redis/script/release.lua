@@ -27,9 +27,9 @@ if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS
   local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
   local refused
   if publish then
-    refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], PUBLISH_COMMAND, CHANNEL)
+    refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], PUBLISH_COMMAND, CHANNEL)
   else
-    refused = refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1])
+    refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1])
   end
   if refused then
     return refused
@@ -51,8 +51,8 @@ if not state[3] then
   return 0
 end
 if state[2] ~= '1' then
-  local refused = refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1], 'HGETALL', KEYS[1],
-    'PEXPIREAT', KEYS[1])
+  local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1],
+    'HGETALL', KEYS[1], 'PEXPIREAT', KEYS[1])
   if refused then
     return refused
   end
@@ -64,7 +64,7 @@ end
 -- The owner's last hold, with a delay (KEEP_HELD_MILLIS > 0): nobody, this owner included, acquires it before the
 -- delay ends, and no renewal extends it: the owner field no longer names a token. Waiters re-check when the delay ends
 -- (see delayed-release.lua).
-local refused = refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end

@@ -45,8 +45,8 @@ end
 local count = permitsInUse(KEYS[1], KEYS[2], nowMillis)
 local heldUntil = tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
 if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
-  refused = refusedGrant('HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[3], 'PEXPIRE', KEYS[3],
-    'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2], 'HGET', KEYS[3])
+  refused = refusedGrant and refusedGrant('HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[3],
+    'PEXPIRE', KEYS[3], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2], 'HGET', KEYS[3])
   if refused then
     return refused
   end
@@ -65,7 +65,7 @@ local limit, asked = tonumber(PERMIT_LIMIT), tonumber(PERMITS)
 local fair, placeLease = FAIR == '1', tonumber(PLACE_LEASE_MILLIS)
 local first
 if fair then
-  refused = refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6], 'ZRANGE', KEYS[5])
+  refused = refusedGrant and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6], 'ZRANGE', KEYS[5])
   if refused then
     return refused
   end
@@ -82,9 +82,10 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
   -- A 'released' mark of this token stays as long as it would have (see read-acquire.lua).
   local markedFor = (redis.call('HEXISTS', KEYS[3], 'released') == 1) and redis.call('PTTL', KEYS[3]) or 0
   -- The grant's writes, and a fair grant's message to the next waiter, are checked before the first of them.
-  refused = refusedGrant('SET', KEYS[4], 'DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1],
-    'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
-    or (fair and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6], 'ZCARD', KEYS[5], PUBLISH_COMMAND, CHANNEL))
+  refused = refusedGrant and refusedGrant('SET', KEYS[4], 'DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3],
+    'ZADD', KEYS[1], 'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
+    or (fair and refusedGrant and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6],
+      'ZCARD', KEYS[5], PUBLISH_COMMAND, CHANNEL))
   if refused then
     return refused
   end
@@ -118,8 +119,8 @@ else
   reply = -1 - math.max(0, tonumber(earliest or nowMillis) - nowMillis)
 end
 if fair and placeLease > 0 then
-  refused = refusedGrant('ZADD', KEYS[5], 'ZADD', KEYS[6], 'PTTL', KEYS[5], 'PEXPIRE', KEYS[5], 'PTTL', KEYS[6],
-    'PEXPIRE', KEYS[6], 'EXISTS', KEYS[2], 'HSET', KEYS[2])
+  refused = refusedGrant and refusedGrant('ZADD', KEYS[5], 'ZADD', KEYS[6], 'PTTL', KEYS[5], 'PEXPIRE', KEYS[5],
+    'PTTL', KEYS[6], 'PEXPIRE', KEYS[6], 'EXISTS', KEYS[2], 'HSET', KEYS[2])
   if refused then
     return refused
   end

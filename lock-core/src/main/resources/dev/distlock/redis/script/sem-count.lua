@@ -8,8 +8,8 @@
 -- what they hold. Its writes leave the count consistent on their own, so the ACL guard (acl-guard.lua) checks them
 -- apart, right before: countRefused.
 local function countRefused(leases, permits)
-  return refusedGrant('HGET', permits, 'HDEL', permits, 'ZREM', leases, 'ZCARD', leases, 'EXISTS', permits,
-    'HSET', permits)
+  return refusedGrant and refusedGrant('HGET', permits, 'HDEL', permits, 'ZREM', leases, 'ZCARD', leases,
+    'EXISTS', permits, 'HSET', permits)
 end
 local function permitsInUse(leases, permits, nowMillis)
   local count = tonumber(redis.call('HGET', permits, 'count') or 0)

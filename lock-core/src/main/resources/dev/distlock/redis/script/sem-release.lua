@@ -38,7 +38,7 @@ if not state[2] then
   return 0
 end
 if tonumber(state[3] or 0) > 1 then
-  refused = refusedGrant('HDEL', KEYS[3], 'HINCRBY', KEYS[3], 'HGET', KEYS[3], 'HGETALL', KEYS[3],
+  refused = refusedGrant and refusedGrant('HDEL', KEYS[3], 'HINCRBY', KEYS[3], 'HGET', KEYS[3], 'HGETALL', KEYS[3],
     'PEXPIREAT', KEYS[3], 'ZADD', KEYS[1])
   if refused then
     return refused
@@ -54,8 +54,8 @@ end
 -- The holder's last hold: its hash is replaced by the 'released' mark.
 local keepHeld = tonumber(KEEP_HELD_MILLIS)
 if keepHeld > 0 then
-  refused = refusedGrant('DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[1],
-    'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
+  refused = refusedGrant and refusedGrant('DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1],
+    'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
   if refused then
     return refused
   end
@@ -70,8 +70,9 @@ end
 local publish = redis.call('HGET', KEYS[2], 'waiting') or redis.call('EXISTS', KEYS[4]) == 1
 local permits = tonumber(redis.call('HGET', KEYS[2], OWNER_TOKEN) or 0)
 -- A release that publishes checks the channel before the writes too.
-refused = refusedGrant('DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZREM', KEYS[1], 'ZCARD', KEYS[1],
-  'DEL', KEYS[2], 'HDEL', KEYS[2], 'HSET', KEYS[2]) or (publish and refusedGrant(PUBLISH_COMMAND, CHANNEL))
+refused = refusedGrant and refusedGrant('DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZREM', KEYS[1],
+  'ZCARD', KEYS[1], 'DEL', KEYS[2], 'HDEL', KEYS[2],
+  'HSET', KEYS[2]) or (publish and refusedGrant and refusedGrant(PUBLISH_COMMAND, CHANNEL))
 if refused then
   return refused
 end

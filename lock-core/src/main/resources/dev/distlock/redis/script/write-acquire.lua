@@ -37,8 +37,9 @@ local heldMillis = heldFor(owner, ownerState[2]) -- a delayed release: held unti
 if heldMillis == 0 then
   owner = nil
 end
-local refused = refusedGrant('SET', KEYS[3], 'PTTL', KEYS[1], 'ZREMRANGEBYSCORE', KEYS[2], 'ZCARD', KEYS[2],
-  'ZSCORE', KEYS[2], 'ZRANGE', KEYS[2], 'SET', KEYS[4], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'DEL', KEYS[3])
+local refused = refusedGrant and refusedGrant('SET', KEYS[3], 'PTTL', KEYS[1], 'ZREMRANGEBYSCORE', KEYS[2],
+  'ZCARD', KEYS[2], 'ZSCORE', KEYS[2], 'ZRANGE', KEYS[2], 'SET', KEYS[4], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1],
+  'DEL', KEYS[3])
 if refused then
   return refused
 end

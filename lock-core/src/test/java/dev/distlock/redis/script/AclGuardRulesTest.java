@@ -3,12 +3,15 @@ package dev.distlock.redis.script;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.core.io.ClassPathResource;
 
 /**
  * Which users run the scripts without the ACL guard ({@link AclGuard#grantsEverything}, on {@code ACL GETUSER}
@@ -75,13 +78,41 @@ class AclGuardRulesTest {
             assertThat(script.getScriptAsString()).as(layout.file()).contains("redis.acl_check_cmd");
             assertThat(script.unguarded()).as(layout.file()).isNotNull();
             assertThat(script.unguarded().getScriptAsString()).as(layout.file()).doesNotContain("acl_check_cmd")
-                .contains("local function refusedGrant()");
+                .contains("local refusedGrant = false");
         }
         assertThat(((GuardedScript<?>) LockScripts.RENEW.script()).unguarded()).as("renew.lua has no guard").isNull();
         assertThat(((GuardedScript<?>) LockScripts.ACCESS_CHECK.script()).unguarded()).isNull();
 
         AclGuard guard = new AclGuard();
         assertThat(guard.select(LockScripts.ACQUIRE.script())).isSameAs(LockScripts.ACQUIRE.script());
+    }
+
+    /**
+     * Without the guard {@code refusedGrant} is {@code false}, not a function: a script that called it bare would fail
+     * for exactly the users the guard is left out for. Every call is written {@code refusedGrant and refusedGrant(}.
+     */
+    @Test
+    void everyCheckIsCalledOnlyWhereTheGuardIsIn() throws Exception {
+        Path folder = new ClassPathResource("dev/distlock/redis/script/acquire.lua").getFile().toPath().getParent();
+        List<String> bare = new ArrayList<>();
+        int checks = 0;
+        try (var files = Files.list(folder)) {
+            for (Path file : files.filter(path -> path.toString().endsWith(".lua")).toList()) {
+                String name = file.getFileName().toString();
+                if (name.equals("acl-guard.lua")) {
+                    continue;
+                }
+                for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                    String code = line.contains("--") ? line.substring(0, line.indexOf("--")) : line;
+                    checks += code.split("refusedGrant and refusedGrant\\(", -1).length - 1;
+                    if (code.replace("refusedGrant and refusedGrant(", "").contains("refusedGrant(")) {
+                        bare.add(name + ": " + line.strip());
+                    }
+                }
+            }
+        }
+        assertThat(bare).isEmpty();
+        assertThat(checks).as("the checks found").isGreaterThan(20);
     }
 
     /** An ACL GETUSER reply in RESP2's shape: names and values in turn, as the connection's byte arrays. */
