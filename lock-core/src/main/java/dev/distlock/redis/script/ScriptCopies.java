@@ -81,10 +81,14 @@ final class ScriptCopies<T> {
 
     /** The copy for a call with these arguments (ARGV order), or null to send the script itself with all of them. */
     @Nullable Copy<T> copyFor(Object[] args) {
-        for (Copy<T> copy : this.copies) {
-            if (copy.matches(args)) {
-                return copy;
+        List<Copy<T>> known = this.copies;
+        for (int i = 0; i < known.size(); i++) {
+            if (known.get(i).matches(args)) {
+                return known.get(i);
             }
+        }
+        if (known.size() >= MOST_COPIES) {
+            return null;
         }
         for (int i = 0; i < this.written.length; i++) {
             if (this.onlyValues[i] != null && !this.onlyValues[i].equals(String.valueOf(args[this.written[i]]))) {
