@@ -105,11 +105,16 @@ final class AsyncScriptRunner {
             throw failed(ex.getCause());
         }
         catch (TimeoutException ex) {
-            throw failed(new RedisCommandTimeoutException("Command timed out after " + this.timeoutMillis + " ms"));
+            RedisCommandTimeoutException timeout = new RedisCommandTimeoutException("Command timed out after "
+                    + this.timeoutMillis + " ms");
+            reply.completeExceptionally(timeout); // given up: no NOSCRIPT fallback runs the script after this
+            throw failed(timeout);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw failed(new RedisCommandInterruptedException(ex));
+            RedisCommandInterruptedException interrupted = new RedisCommandInterruptedException(ex);
+            reply.completeExceptionally(interrupted);
+            throw failed(interrupted);
         }
         catch (RuntimeException ex) {
             throw failed(ex);
@@ -128,7 +133,10 @@ final class AsyncScriptRunner {
 
     /**
      * Sends EVALSHA (EVAL on NOSCRIPT) and completes {@code reply} with its outcome: a failure translated and told
-     * when {@code translate}, else as Lettuce reported it. Throws what getting a connection throws.
+     * when {@code translate}, else as Lettuce reported it. Throws what getting a connection throws. When {@code reply}
+     * is done before the NOSCRIPT answer comes (its caller gave up: a timeout, an interrupt, a withdrawn call), no
+     * EVAL follows: the caller treats the outcome as unknown and has already sent what undoes or retries it, which
+     * the script loaded and run after it would overtake.
      */
     private void send(RedisScript<Long> script, List<String> keys, Object[] args, CompletableFuture<Long> reply,
             boolean translate) {
@@ -158,7 +166,7 @@ final class AsyncScriptRunner {
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
         target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
             .whenComplete((value, failure) -> {
-                if (failure != null && unwrap(failure) instanceof RedisNoScriptException) {
+                if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
                     target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
                         .whenComplete((loaded, evalFailure) -> finish(reply, dedicated, loaded, evalFailure,
                                 translate));

@@ -1,12 +1,17 @@
 package dev.distlock.redis.script;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.redis.RedisClients;
@@ -123,6 +128,37 @@ class ScriptCopiesTest {
         assertThat(later.run()).isEqualTo(LockScripts.FREED);
         assertThat(this.redis.call("HGET", hash, "owner")).as("kept for the delay").isEqualTo("(released)");
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).isBetween(1L, 60_000L);
+    }
+
+    /**
+     * A copy's first call on a server goes EVALSHA, then EVAL on NOSCRIPT. When its caller gave up waiting (Redis
+     * stalled past the command timeout), the EVAL must not follow: the caller has already sent what undoes the call
+     * (GrantFailures), and a grant loaded and run after that undo would hold the lock for a lease nobody holds.
+     */
+    @Test
+    void aCallWhoseCallerGaveUpIsNotLoadedAndRunAfterNoscript() throws Exception {
+        LockScripts scripts = new LockScripts(this.clients.template(this.redis.port(), Duration.ofMillis(500)));
+        String hash = "distlock:{gave-up}:lock";
+        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false))
+            .run(); // the connection is open before the pause
+        this.redis.call("SCRIPT", "FLUSH");
+        this.redis.pause();
+        try {
+            CompletableFuture<Long> attempt = CompletableFuture.supplyAsync(() -> scripts
+                .acquire(hash, "owner-a", new LockType.Grant("1", "10000", true, false, false)).run());
+            assertThatThrownBy(() -> attempt.get(10, TimeUnit.SECONDS)).as("the caller gives up after 500 ms")
+                .hasCauseInstanceOf(QueryTimeoutException.class);
+        }
+        finally {
+            this.redis.resume();
+        }
+        // two calls after it on the same connection: a fallback EVAL sent on the NOSCRIPT reply would run before the
+        // second one
+        for (int i = 0; i < 2; i++) {
+            scripts.acquire("distlock:{after}:lock", "owner-b", new LockType.Grant(Integer.toString(i), "10000", false,
+                    false, false)).run();
+        }
+        assertThat(this.redis.call("HGET", hash, "owner")).as("the grant its caller gave up on").isNull();
     }
 
     @Test
