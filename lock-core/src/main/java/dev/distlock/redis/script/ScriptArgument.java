@@ -103,7 +103,7 @@ public enum ScriptArgument {
      * restart grace), so that a call is sent as a copy of its script with the value written into the text rather than
      * as an argument (see {@link ScriptCopies}).
      */
-    public boolean isWrittenIntoScript() {
+    boolean isWrittenIntoScript() {
         return this.writtenIntoScript;
     }
 
