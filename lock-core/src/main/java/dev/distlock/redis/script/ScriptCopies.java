@@ -40,18 +40,15 @@ final class ScriptCopies<T> {
     /** A copy's text with the ACL guard and without it, given the values of {@link #written}. */
     private final BiFunction<String[], Boolean, String> text;
 
-    private final boolean unguardedVariant;
-
     private final Class<T> resultType;
 
     private volatile List<Copy<T>> copies = List.of();
 
     private ScriptCopies(int[] written, @Nullable String[] onlyValues, BiFunction<String[], Boolean, String> text,
-            boolean unguardedVariant, Class<T> resultType) {
+            Class<T> resultType) {
         this.written = written;
         this.onlyValues = onlyValues;
         this.text = text;
-        this.unguardedVariant = unguardedVariant;
         this.resultType = resultType;
     }
 
@@ -59,10 +56,11 @@ final class ScriptCopies<T> {
      * The copies of a script whose header declares {@code arguments} (ARGV order), or null when it takes none that is
      * written into a copy, or takes a batch argument (read by position).
      *
-     * @param text a copy's text for the values of the written arguments, with the ACL guard (true) or without it
+     * @param text a copy's text for the values of the written arguments, with the ACL guard (true) or without it (the
+     * same text for a script that has no variant without it)
      */
     static <T> @Nullable ScriptCopies<T> of(List<ScriptArgument> arguments, boolean batch,
-            BiFunction<String[], Boolean, String> text, boolean unguardedVariant, Class<T> resultType) {
+            BiFunction<String[], Boolean, String> text, Class<T> resultType) {
         if (batch) {
             return null;
         }
@@ -76,7 +74,7 @@ final class ScriptCopies<T> {
             }
         }
         return (count == 0) ? null : new ScriptCopies<>(Arrays.copyOf(written, count), Arrays.copyOf(onlyValues, count),
-                text, unguardedVariant, resultType);
+                text, resultType);
     }
 
     /** The copy for a call with these arguments (ARGV order), or null to send the script itself with all of them. */
@@ -110,14 +108,13 @@ final class ScriptCopies<T> {
         }
         String[] values = new String[this.written.length];
         for (int i = 0; i < values.length; i++) {
-            values[i] = String.valueOf(args[this.written[i]]);
-            if (!PLAIN_WORD.matcher(values[i]).matches()
-                    || (this.onlyValues[i] != null && !this.onlyValues[i].equals(values[i]))) {
+            values[i] = String.valueOf(args[this.written[i]]); // copyFor checked the one-value arguments
+            if (!PLAIN_WORD.matcher(values[i]).matches()) {
                 return null;
             }
         }
         String guarded = this.text.apply(values, true);
-        String unguarded = this.unguardedVariant ? this.text.apply(values, false) : guarded;
+        String unguarded = this.text.apply(values, false);
         Copy<T> copy = new Copy<>(values, this.written, new GuardedScript<>(guarded, this.resultType,
                 unguarded.equals(guarded) ? null : new DefaultRedisScript<>(unguarded, this.resultType), null));
         List<Copy<T>> more = new ArrayList<>(known);

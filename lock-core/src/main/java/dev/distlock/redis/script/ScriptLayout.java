@@ -93,12 +93,12 @@ public final class ScriptLayout<T> {
         String unguardedTemplate = unguardedVariant ? expand(file, new java.util.HashSet<>(), false) : guardedTemplate;
         // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
         // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
-        String text = guardedTemplate.replace(ARGUMENTS, binding(names));
-        String unguarded = unguardedTemplate.replace(ARGUMENTS, binding(names));
+        String binding = binding(names);
+        String text = guardedTemplate.replace(ARGUMENTS, binding);
+        String unguarded = unguardedTemplate.replace(ARGUMENTS, binding);
         boolean batch = !names.isEmpty() && names.get(names.size() - 1).endsWith(BATCH);
         ScriptCopies<T> copies = ScriptCopies.of(List.of(arguments), batch, (values, guarded) -> (guarded
-                ? guardedTemplate : unguardedTemplate).replace(ARGUMENTS, binding(names, values)), unguardedVariant,
-                resultType);
+                ? guardedTemplate : unguardedTemplate).replace(ARGUMENTS, binding(names, values)), resultType);
         return new ScriptLayout<>(file, new GuardedScript<>(text, resultType,
                 unguarded.equals(text) ? null : new DefaultRedisScript<>(unguarded, resultType), copies),
                 arguments.clone());
@@ -137,12 +137,7 @@ public final class ScriptLayout<T> {
      * rest of the script has not included that file (nor what it includes).
      */
     static String read(String name) {
-        return read(name, true);
-    }
-
-    /** {@link #read}, with {@code acl-unchecked.lua} in place of the ACL guard when {@code aclGuard} is false. */
-    static String read(String name, boolean aclGuard) {
-        String text = expand(name, new java.util.HashSet<>(), aclGuard);
+        String text = expand(name, new java.util.HashSet<>(), true);
         return text.replace(ARGUMENTS, binding(declaredArguments(text)));
     }
 
