@@ -294,6 +294,6 @@ class AsyncLockTest {
 
     /** Whether the exclusive lock of {@code key} has an owner in Redis (a freed lock keeps its hash a while). */
     private boolean held(String key) {
-        return "1".equals(this.redis.call("HEXISTS", "distlock:{" + key + "}:lock", "owner"));
+        return this.redis.lockField("distlock:{" + key + "}:lock", "owner") != null;
     }
 }

@@ -54,7 +54,7 @@ class BlockingCallPathTest {
             assertThat(reentered.fencingToken()).isEqualTo(held.fencingToken());
         }
         held.release();
-        assertThat(this.redis.call("HGET", "distlock:{a}:lock", "owner")).as("freed").isNull();
+        assertThat(this.redis.lockField("distlock:{a}:lock", "owner")).as("freed").isNull();
         try (LockHandle again = locks.acquire("a")) {
             assertThat(again.fencingToken()).isGreaterThan(held.fencingToken());
         }
@@ -75,7 +75,7 @@ class BlockingCallPathTest {
             }
         }
 
-        assertThat(this.redis.call("HGET", "distlock:{b}:lock", "owner")).as("freed").isNull();
+        assertThat(this.redis.lockField("distlock:{b}:lock", "owner")).as("freed").isNull();
         // 40 calls, each on a connection of its own that is closed once its reply is in (the watchdog and the
         // release subscription may keep one or two of their own)
         Await.until(Duration.ofSeconds(5), () -> connectedClients() <= before + 2,

@@ -45,7 +45,7 @@ class ExecuteLockedTest {
             return "done with token " + lock.fencingToken();
         });
         assertThat(result).startsWith("done with token ");
-        assertThat(this.redis.call("HGET", "distlock:{work}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{work}:lock", "owner")).isNull();
     }
 
     @Test
@@ -53,7 +53,7 @@ class ExecuteLockedTest {
         assertThatThrownBy(() -> this.locks.executeLocked("work", LockOptions.defaults(), lock -> {
             throw new IOException("disk full");
         })).isInstanceOf(IOException.class).hasMessage("disk full");
-        assertThat(this.redis.call("HGET", "distlock:{work}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{work}:lock", "owner")).isNull();
     }
 
     @Test

@@ -137,7 +137,7 @@ class LeaseTest {
         assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
         assertThatThrownBy(lock::release).isInstanceOf(NotLockOwnerException.class);
         assertThat(stolen.isHeld()).isTrue();
-        assertThat(this.redis.call("HGET", hash("page"), "owner")).isEqualTo(stolen.ownerToken());
+        assertThat(this.redis.lockField(hash("page"), "owner")).isEqualTo(stolen.ownerToken());
         stolen.release();
     }
 

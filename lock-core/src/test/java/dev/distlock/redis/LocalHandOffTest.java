@@ -105,7 +105,7 @@ class LocalHandOffTest {
         assertThat(tokens).hasSize(threads * cycles).isSorted().doesNotHaveDuplicates();
         // two per cycle without hand-offs
         assertThat(scriptCalls()).as("script calls: most cycles were hand-offs").isLessThan(threads * cycles * 7 / 4);
-        assertThat(this.redis.call("HGET", LOCK, "owner")).as("the lock is free at the end").isNull();
+        assertThat(this.redis.lockField(LOCK, "owner")).as("the lock is free at the end").isNull();
     }
 
     @Test
@@ -222,11 +222,11 @@ class LocalHandOffTest {
                 assertThat(handOff.from().fencingToken()).isEqualTo(holder.fencingToken());
                 assertThat(handOff.to().fencingToken()).isEqualTo(lock.fencingToken());
             });
-            assertThat(this.redis.call("HGET", LOCK, "owner")).isEqualTo(lock.ownerToken());
+            assertThat(this.redis.lockField(LOCK, "owner")).isEqualTo(lock.ownerToken());
             long renewedUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
             Await.until(Duration.ofSeconds(10), () -> System.nanoTime() - renewedUntil > 0, "two leases passed");
             assertThat(lock.isHeld()).isTrue();
-            assertThat(this.redis.call("HGET", LOCK, "owner")).as("renewed past its first lease")
+            assertThat(this.redis.lockField(LOCK, "owner")).as("renewed past its first lease")
                 .isEqualTo(lock.ownerToken());
             this.redis.call("DEL", LOCK);
             assertThat(lost.get(10, TimeUnit.SECONDS).key()).isEqualTo("hot");

@@ -110,7 +110,7 @@ class MixedStyleHandOffTest {
         }
         assertThat(blockingToAsync).as("hand-offs from blocking to non-blocking callers").isGreaterThanOrEqualTo(10);
         assertThat(asyncToBlocking).as("hand-offs from non-blocking to blocking callers").isGreaterThanOrEqualTo(10);
-        assertThat(this.redis.call("HGET", "distlock:{hot}:lock", "owner")).as("the lock is free at the end").isNull();
+        assertThat(this.redis.lockField("distlock:{hot}:lock", "owner")).as("the lock is free at the end").isNull();
     }
 
     @Test

@@ -63,17 +63,17 @@ class MultiKeyLockTest {
                 set.members().stream().mapToLong(LockHandle::fencingToken).max().orElseThrow());
         assertThat(set.member("b").fencingToken()).isPositive();
         for (String key : List.of("a", "b", "c")) {
-            assertThat(this.redis.call("HGET", hash(key), "owner")).isEqualTo(set.member(key).ownerToken());
+            assertThat(this.redis.lockField(hash(key), "owner")).isEqualTo(set.member(key).ownerToken());
             assertThat(other.tryAcquire(key)).isEmpty();
         }
         assertThat(other.tryAcquireAll(List.of("x", "c"), LockOptions.defaults())).isEmpty();
-        assertThat(this.redis.call("HGET", hash("x"), "owner")).as("x was rolled back").isNull();
+        assertThat(this.redis.lockField(hash("x"), "owner")).as("x was rolled back").isNull();
 
         set.release();
         assertThat(set.isHeld()).isFalse();
         assertThat(locks.renewingCount()).isZero();
         for (String key : List.of("a", "b", "c")) {
-            assertThat(this.redis.call("HGET", hash(key), "owner")).isNull();
+            assertThat(this.redis.lockField(hash(key), "owner")).isNull();
         }
         set.release(); // a second release does nothing
         other.executeLockedAll(List.of("a", "b", "c"), LockOptions.defaults(), lock -> {
@@ -122,7 +122,7 @@ class MultiKeyLockTest {
                 .isGreaterThanOrEqualTo(Duration.ofMillis(300)));
         // one wait limit for the set, not one per key
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-        assertThat(this.redis.call("HGET", hash("a"), "owner")).as("a was released").isNull();
+        assertThat(this.redis.lockField(hash("a"), "owner")).as("a was released").isNull();
         assertThat(this.redis.call("EXISTS", hash("z"))).as("z was never taken").isEqualTo("0");
         assertThat(locks.renewingCount()).isZero();
         assertThat(busy.isHeld()).isTrue();
@@ -148,12 +148,12 @@ class MultiKeyLockTest {
         Await.until(Duration.ofSeconds(10),
                 () -> this.redis.call("PUBSUB", "NUMSUB", "distlock:{q2}:released").endsWith("\n1"),
                 "the set waits for q2 while holding q1");
-        assertThat(this.redis.call("HGET", hash("q1"), "owner")).isNotNull();
+        assertThat(this.redis.lockField(hash("q1"), "owner")).isNotNull();
         thread.interrupt();
         thread.join(10_000);
         assertThat(thrown.get()).isInstanceOf(LockInterruptedException.class);
         assertThat(flagAfter).isTrue();
-        assertThat(this.redis.call("HGET", hash("q1"), "owner")).as("q1 was rolled back").isNull();
+        assertThat(this.redis.lockField(hash("q1"), "owner")).as("q1 was rolled back").isNull();
     }
 
     @Test
@@ -179,7 +179,7 @@ class MultiKeyLockTest {
         });
         // release frees the rest and reports the lost member
         assertThatThrownBy(set::release).isInstanceOf(LeaseLostException.class).hasMessageContaining("'r'");
-        assertThat(this.redis.call("HGET", hash("p"), "owner")).isNull();
+        assertThat(this.redis.lockField(hash("p"), "owner")).isNull();
         assertThat(reasons).hasSize(1);
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.test.Await;
+import dev.distlock.test.LockFields;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -63,17 +65,18 @@ class OwnerIsolationTest {
         AtomicReference<LeaseLostException> lost = new AtomicReference<>();
         held.onLeaseLost(lost::set);
         String hash = "distlock:{stolen}:lock";
-        List<String> fields = List.of(redis.call("HKEYS", hash).split("\n"));
-        String holdId = fields.stream().filter(field -> field.matches("\\d+")).findFirst().orElseThrow();
-        redis.call("HDEL", hash, holdId, "owner", "holds", held.ownerToken());
+        // what the owner's release leaves (the single-hold layout: the last token and its run, the expiry kept)
+        Map<String, String> fields = LockFields.of(redis, hash);
+        assertThat(fields).containsEntry("owner", held.ownerToken());
+        redis.call("SET", hash, fields.get("fence") + " " + fields.get("chain"), "KEEPTTL");
 
         Await.until(Duration.ofSeconds(5), () -> !held.isHeld() && lost.get() != null,
                 "the next renewal reported the loss to isHeld() and the callback");
-        assertThat(redis.call("HGET", hash, "owner")).isNull();
+        assertThat(redis.lockField(hash, "owner")).isNull();
         RedisLockService other = this.clients.service();
         try (LockHandle next = other.acquire("stolen")) {
             held.release(); // the loss was reported already
-            assertThat(redis.call("HGET", hash, "owner")).as("the new holder keeps it").isEqualTo(next.ownerToken());
+            assertThat(redis.lockField(hash, "owner")).as("the new holder keeps it").isEqualTo(next.ownerToken());
         }
     }
 }

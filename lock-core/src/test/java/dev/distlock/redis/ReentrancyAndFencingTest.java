@@ -53,12 +53,12 @@ class ReentrancyAndFencingTest {
 
         assertThat(inner.ownerToken()).isEqualTo(outer.ownerToken());
         assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
-        assertThat(this.redis.call("HGET", "distlock:{order:7}:lock", "holds")).isEqualTo("3");
+        assertThat(this.redis.lockField("distlock:{order:7}:lock", "holds")).isEqualTo("3");
 
         innermost.release();
         inner.release();
         inner.release(); // a second release of the same handle does nothing
-        assertThat(this.redis.call("HGET", "distlock:{order:7}:lock", "holds")).isEqualTo("1");
+        assertThat(this.redis.lockField("distlock:{order:7}:lock", "holds")).isEqualTo("1");
         assertThat(other.tryAcquire("order:7")).isEmpty();
         assertThat(outer.isHeld()).isTrue();
 
@@ -94,7 +94,7 @@ class ReentrancyAndFencingTest {
 
         CompletableFuture.runAsync(inner::release).get(10, TimeUnit.SECONDS);
         CompletableFuture.runAsync(outer::release).get(10, TimeUnit.SECONDS);
-        assertThat(this.redis.call("HGET", "distlock:{export}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{export}:lock", "owner")).isNull();
     }
 
     @Test

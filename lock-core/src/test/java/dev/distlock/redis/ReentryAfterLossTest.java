@@ -64,9 +64,9 @@ class ReentryAfterLossTest {
         assertThat(inner.fencingToken()).isGreaterThan(otherToken);
         assertThat(inner.ownerToken()).isNotEqualTo(outer.ownerToken());
         assertThatThrownBy(outer::release).isInstanceOf(LeaseLostException.class);
-        assertThat(this.redis.call("HGET", "distlock:{page:1}:lock", "owner")).isEqualTo(inner.ownerToken());
+        assertThat(this.redis.lockField("distlock:{page:1}:lock", "owner")).isEqualTo(inner.ownerToken());
         inner.release();
-        assertThat(this.redis.call("HGET", "distlock:{page:1}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{page:1}:lock", "owner")).isNull();
     }
 
     @Test
@@ -104,7 +104,7 @@ class ReentryAfterLossTest {
         assertThat(fresh.isHeld()).isTrue();
         assertThat(fresh.fencingToken()).isGreaterThan(stale.fencingToken());
         fresh.release();
-        assertThat(this.redis.call("HGET", "distlock:{report}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{report}:lock", "owner")).isNull();
     }
 
     @Test

@@ -45,7 +45,7 @@ class ReleaseTest {
             .hasMessageContaining("held by another owner");
 
         assertThat(current.isHeld()).isTrue();
-        assertThat(this.redis.call("HGET", "distlock:{sku:1}:lock", "owner")).isEqualTo(current.ownerToken());
+        assertThat(this.redis.lockField("distlock:{sku:1}:lock", "owner")).isEqualTo(current.ownerToken());
         assertThat(first.tryAcquire("sku:1")).isEmpty();
         current.release();
     }
@@ -57,8 +57,8 @@ class ReleaseTest {
         try (LockHandle lock = locks.acquire("retained")) {
             token = lock.fencingToken();
         }
-        assertThat(this.redis.call("HGET", "distlock:{retained}:lock", "fence")).isEqualTo(Long.toString(token));
-        assertThat(this.redis.call("HGET", "distlock:{retained}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{retained}:lock", "fence")).isEqualTo(Long.toString(token));
+        assertThat(this.redis.lockField("distlock:{retained}:lock", "owner")).isNull();
         assertThat(Long.parseLong(this.redis.call("PTTL", "distlock:{retained}:lock")))
             .isBetween(1L, Duration.ofMinutes(5).toMillis());
     }
@@ -76,7 +76,7 @@ class ReleaseTest {
         assertThat(other.tryAcquire("submit:42")).isEmpty();
         String[] now = this.redis.call("TIME").split("\n");
         long nowMillis = Long.parseLong(now[0]) * 1000 + Long.parseLong(now[1]) / 1000;
-        assertThat(Long.parseLong(this.redis.call("HGET", "distlock:{submit:42}:lock", "until")) - nowMillis)
+        assertThat(Long.parseLong(this.redis.lockField("distlock:{submit:42}:lock", "until")) - nowMillis)
             .isBetween(1L, 400L);
         LockHandle next = other.acquire("submit:42", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)));
         assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());

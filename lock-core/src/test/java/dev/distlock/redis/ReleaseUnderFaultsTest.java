@@ -54,12 +54,12 @@ class ReleaseUnderFaultsTest {
         finally {
             Thread.interrupted();
         }
-        assertThat(this.redis.call("HGET", "distlock:{job:1}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{job:1}:lock", "owner")).isNull();
         // kept for the delay, not renewed for the 30 s watchdog lease (a wide delay for a loaded machine)
         String[] now = this.redis.call("TIME").split("\n");
         long nowMillis = Long.parseLong(now[0]) * 1000 + Long.parseLong(now[1]) / 1000;
-        assertThat(this.redis.call("HGET", "distlock:{job:2}:lock", "owner")).isEqualTo("(released)");
-        assertThat(Long.parseLong(this.redis.call("HGET", "distlock:{job:2}:lock", "until")) - nowMillis)
+        assertThat(this.redis.lockField("distlock:{job:2}:lock", "owner")).isEqualTo("(released)");
+        assertThat(Long.parseLong(this.redis.lockField("distlock:{job:2}:lock", "until")) - nowMillis)
             .isBetween(1L, 10_000L);
         assertThat(locks.renewingCount()).isZero();
     }
@@ -75,7 +75,7 @@ class ReleaseUnderFaultsTest {
 
             proxy.blackholeReplies(true); // the release runs in Redis; its reply never comes back
             CompletableFuture<Void> release = CompletableFuture.runAsync(lock::release);
-            Await.until(Duration.ofSeconds(5), () -> this.redis.call("HGET", "distlock:{sku:9}:lock", "owner") == null,
+            Await.until(Duration.ofSeconds(5), () -> this.redis.lockField("distlock:{sku:9}:lock", "owner") == null,
                     "the release ran in Redis");
             other.acquire("sku:9").release(); // a hot key: another owner takes and frees it during the retry gap
             proxy.blackholeReplies(false);

@@ -49,7 +49,7 @@ class ScriptReloadTest {
         assertThat(lock.isHeld()).isTrue();
         this.redis.call("SCRIPT", "FLUSH");
         lock.release();
-        assertThat(this.redis.call("HGET", "distlock:{a}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{a}:lock", "owner")).isNull();
     }
 
     @Test

@@ -109,7 +109,7 @@ class SemaphoreTest {
         assertThat(held).allMatch(LockHandle::isHeld);
         held.remove(0).release();
         assertThat(service.tryAcquire("exports", lowered)).isPresent();
-        assertThat(this.redis.call("HGET", "distlock:{exports}:sem:permits", "count")).isEqualTo("2");
+        assertThat(this.redis.lockField("distlock:{exports}:sem:permits", "count")).isEqualTo("2");
     }
 
     @Test
@@ -173,7 +173,7 @@ class SemaphoreTest {
             holder.release();
 
             LockHandle next = this.clients.service().acquire(key, one.withWaitTime(Duration.ofSeconds(10)));
-            assertThat(this.redis.call("HGET", "distlock:{" + key + "}:sem:permits", "count")).isEqualTo("1");
+            assertThat(this.redis.lockField("distlock:{" + key + "}:sem:permits", "count")).isEqualTo("1");
             assertThat(this.redis.call("ZCARD", "distlock:{" + key + "}:sem:queue")).as("left the queue")
                 .isEqualTo("0");
             assertThat(service.heldLocks()).isEmpty();

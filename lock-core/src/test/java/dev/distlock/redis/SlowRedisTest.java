@@ -67,7 +67,7 @@ class SlowRedisTest {
         assertThat(took).isLessThan(Duration.ofMillis(1100));
         // Redis runs the late grant when it resumes, then the undo's release: the lock has no owner (the hash may
         // stay, keeping its fencing token for the token retention); a grant left in place would keep its 30 s lease
-        Await.until(Duration.ofSeconds(10), () -> this.redis.call("HGET", "distlock:{stalled}:lock", "owner") == null,
+        Await.until(Duration.ofSeconds(10), () -> this.redis.lockField("distlock:{stalled}:lock", "owner") == null,
                 "the attempt that ran late is undone");
         assertThat(this.clients.service().tryAcquire("stalled", LockOptions.defaults())).as("free for others")
             .isPresent();

@@ -123,7 +123,7 @@ class WaitingTest {
                 .isGreaterThanOrEqualTo(Duration.ofMillis(300)));
         assertThat(waiter.tryAcquire("busy")).isEmpty();
         assertThat(held.isHeld()).isTrue();
-        assertThat(this.redis.call("HGET", "distlock:{busy}:lock", "owner")).isEqualTo(held.ownerToken());
+        assertThat(this.redis.lockField("distlock:{busy}:lock", "owner")).isEqualTo(held.ownerToken());
         held.release();
     }
 
@@ -193,7 +193,7 @@ class WaitingTest {
         assertThat(thrown.get()).isInstanceOf(LockInterruptedException.class);
         assertThat(flagAfter).isTrue();
         // the undo runs off the caller's path (GrantFailures.undoLater), so it may still be on its way
-        Await.until(Duration.ofSeconds(10), () -> this.redis.call("HGET", "distlock:{in-flight}:lock", "owner") == null,
+        Await.until(Duration.ofSeconds(10), () -> this.redis.lockField("distlock:{in-flight}:lock", "owner") == null,
                 "the grant the interrupted call left behind is undone");
     }
 
@@ -246,7 +246,7 @@ class WaitingTest {
             this.redis.resume();
         }
         // the timed-out attempt was undone (or never applied): the lock is free
-        Await.until(Duration.ofSeconds(5), () -> this.redis.call("HGET", "distlock:{paused}:lock", "owner") == null,
+        Await.until(Duration.ofSeconds(5), () -> this.redis.lockField("distlock:{paused}:lock", "owner") == null,
                 "no lock is left behind");
     }
 

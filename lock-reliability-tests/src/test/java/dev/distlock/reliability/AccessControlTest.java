@@ -190,13 +190,14 @@ class AccessControlTest {
     void aReleaseRefusedItsChannelFailsWholeAndTheLockStaysHeldWithItsExpiry() {
         RedisLockService locks = revocableUser("pub");
         LockHandle held = locks.acquire("channel");
-        redis.call("HSET", "pub:{channel}:lock", "waiting", "1"); // as acquire.lua marks a refused waiter
+        // as acquire.lua marks a refused waiter in the single-hold layout (single-hold.lua)
+        redis.call("SET", "pub:{channel}:lock", redis.call("GET", "pub:{channel}:lock") + " w", "KEEPTTL");
 
         redis.call("ACL", "SETUSER", "revoked", "resetchannels");
         try {
             assertThatThrownBy(held::release).isInstanceOf(LockPermissionException.class)
                 .hasMessageContaining("PUBLISH");
-            assertThat(redis.call("HGET", "pub:{channel}:lock", "owner")).isEqualTo(held.ownerToken());
+            assertThat(redis.lockField("pub:{channel}:lock", "owner")).isEqualTo(held.ownerToken());
             assertThat(Long.parseLong(redis.call("PTTL", "pub:{channel}:lock"))).isPositive();
         }
         finally {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -24,6 +25,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.RedisLockServiceBuilder;
+import dev.distlock.test.LockFields;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -124,12 +126,12 @@ class HostileInputTest {
 
         // a held handle: hostile arguments are rejected and leave the lock as it was
         LockHandle lock = this.locks.acquire("held");
-        String before = this.redis.call("HGETALL", "distlock:{held}:lock");
+        Map<String, String> before = LockFields.of(this.redis, "distlock:{held}:lock");
         expect(() -> lock.releaseAfter(Duration.ofMillis(-1)), "delay");
         expect(() -> lock.releaseAfter(Duration.ofDays(365)), "delay");
         expect(() -> lock.releaseAfter(null), "delay");
         expect(() -> lock.onLeaseLost(null), "callback");
-        assertThat(this.redis.call("HGETALL", "distlock:{held}:lock")).isEqualTo(before);
+        assertThat(LockFields.of(this.redis, "distlock:{held}:lock")).isEqualTo(before);
         assertThat(lock.isHeld()).isTrue();
         lock.release();
 
@@ -141,7 +143,7 @@ class HostileInputTest {
     void keysWithSpacesAndUnicodeAreLegitimateAndWork() {
         for (String key : new String[] { "with spaces", "ünïcødé:日本語:🔒", "tab-free/slashes#hash" }) {
             try (LockHandle lock = this.locks.acquire(key)) {
-                assertThat(this.redis.call("HGET", "distlock:{" + key + "}:lock", "owner"))
+                assertThat(this.redis.lockField("distlock:{" + key + "}:lock", "owner"))
                     .isEqualTo(lock.ownerToken());
             }
         }

@@ -143,7 +143,7 @@ class RedisClusterFailoverTest {
         });
         RedisNode promoted = this.cluster.awaitFailover(master, FAILOVER);
         long failedOverAt = System.nanoTime();
-        assertThat(promoted.call("HGET", lockHash(key), "owner")).as("the lock vanished").isNull();
+        assertThat(promoted.lockField(lockHash(key), "owner")).as("the lock vanished").isNull();
 
         LockHandle next = null;
         for (int tries = 0; next == null; tries++) {
@@ -198,7 +198,7 @@ class RedisClusterFailoverTest {
 
         // holders: both locks are on the promoted replica, and the watchdog renews on it
         for (ShardLocks.Held held : List.of(watchdogLock, fixedLock)) {
-            assertThat(promoted.call("HGET", lockHash(held.lock.key()), "owner")).as(held.lock.key())
+            assertThat(promoted.lockField(lockHash(held.lock.key()), "owner")).as(held.lock.key())
                 .isEqualTo(held.lock.ownerToken());
             assertThat(held.lock.isHeld()).isTrue();
         }

@@ -94,7 +94,7 @@ class RedisClusterLockTest {
         }
         for (int i = 0; i < keys.size(); i++) {
             RedisNode master = this.cluster.masters().get(i);
-            assertThat(master.call("HGET", lockHash(keys.get(i)), "owner")).isEqualTo(held.get(i).ownerToken());
+            assertThat(master.lockField(lockHash(keys.get(i)), "owner")).isEqualTo(held.get(i).ownerToken());
             assertThat(master.call("DBSIZE")).as("master %d holds only its own lock", i).isEqualTo("1");
         }
         held.forEach(LockHandle::release);
@@ -110,7 +110,7 @@ class RedisClusterLockTest {
             held.add(locks.acquire(key, LockOptions.defaults()).join());
         }
         for (int i = 0; i < keys.size(); i++) {
-            assertThat(this.cluster.masters().get(i).call("HGET", lockHash(keys.get(i)), "owner"))
+            assertThat(this.cluster.masters().get(i).lockField(lockHash(keys.get(i)), "owner"))
                 .isEqualTo(held.get(i).ownerToken());
         }
         List<CompletableFuture<LockHandle>> waiting = new ArrayList<>();
@@ -238,11 +238,11 @@ class RedisClusterLockTest {
         // multi-key over all three masters: all or nothing, each member on the master of its slot
         MultiLockHandle all = first.acquireAll(keys, LockOptions.defaults());
         for (int i = 0; i < keys.size(); i++) {
-            assertThat(this.cluster.masters().get(i).call("HGET", lockHash(keys.get(i)), "owner"))
+            assertThat(this.cluster.masters().get(i).lockField(lockHash(keys.get(i)), "owner"))
                 .isEqualTo(all.member(keys.get(i)).ownerToken());
         }
         assertThat(second.tryAcquireAll(List.of(keys.get(2), "elsewhere"), LockOptions.defaults())).isEmpty();
-        assertThat(this.cluster.masterForKey(lockHash("elsewhere")).call("HGET", lockHash("elsewhere"), "owner"))
+        assertThat(this.cluster.masterForKey(lockHash("elsewhere")).lockField(lockHash("elsewhere"), "owner"))
             .as("the refused set left nothing held").isNull();
         CompletableFuture<MultiLockHandle> set = CompletableFuture
             .supplyAsync(() -> second.acquireAll(keys, LockOptions.defaults().withWaitTime(WAIT)));

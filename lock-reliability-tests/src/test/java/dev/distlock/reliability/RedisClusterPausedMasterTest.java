@@ -170,7 +170,7 @@ class RedisClusterPausedMasterTest {
                 if (master == unreplicated) {
                     assertThatThrownBy(() -> locks.acquire(key)).as(key).isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("only 0 of the 1 replicas");
-                    assertThat(master.call("HGET", lockHash(key), "owner")).as("undone").isNull();
+                    assertThat(master.lockField(lockHash(key), "owner")).as("undone").isNull();
                 }
                 else {
                     locks.acquire(key).release();

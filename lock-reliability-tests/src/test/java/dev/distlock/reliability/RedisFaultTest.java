@@ -72,10 +72,10 @@ class RedisFaultTest {
         this.redis.resume();
         // the acquire reached Redis after the pause; its undo followed it, so no lock outlives the failure
         long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (this.redis.call("HGET", "distlock:{paused}:lock", "owner") != null && System.nanoTime() < until) {
+        while (this.redis.lockField("distlock:{paused}:lock", "owner") != null && System.nanoTime() < until) {
             Thread.sleep(10);
         }
-        assertThat(this.redis.call("HGET", "distlock:{paused}:lock", "owner")).isNull();
+        assertThat(this.redis.lockField("distlock:{paused}:lock", "owner")).isNull();
         assertThat(this.locks.tryAcquire("paused")).isPresent();
     }
 

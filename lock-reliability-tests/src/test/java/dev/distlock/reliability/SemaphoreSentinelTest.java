@@ -72,7 +72,7 @@ class SemaphoreSentinelTest {
             CompletableFuture<LockHandle> waiter = CompletableFuture
                 .supplyAsync(() -> second.acquire(key, three.withPermits(3, 2).withWaitTime(Duration.ofSeconds(25))));
             Await.until(Duration.ofSeconds(10),
-                    () -> topology.master().call("HGET", "distlock:{" + key + "}:sem:permits", "waiting") != null,
+                    () -> topology.master().lockField("distlock:{" + key + "}:sem:permits", "waiting") != null,
                     "the waiter of " + key + " waits in Redis");
             long releasedAt = System.nanoTime();
             two.release();
@@ -164,7 +164,7 @@ class SemaphoreSentinelTest {
                 .hasMessageContaining("only 0 of the 1 replicas required acknowledged it")
                 .hasMessageContaining("undone");
             assertThat(topology.master().call("ZCARD", "distlock:{exports}:sem:leases")).isEqualTo("0");
-            assertThat(topology.master().call("HGET", "distlock:{exports}:sem:permits", "count")).isIn(null, "0");
+            assertThat(topology.master().lockField("distlock:{exports}:sem:permits", "count")).isIn(null, "0");
         }
         finally {
             replica.resume();

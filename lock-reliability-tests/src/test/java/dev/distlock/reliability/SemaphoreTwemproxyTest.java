@@ -94,7 +94,7 @@ class SemaphoreTwemproxyTest {
                 CompletableFuture<LockHandle> waiter = CompletableFuture
                     .supplyAsync(() -> second.acquire(key, three.withPermits(3, 2).withWaitTime(WAIT)));
                 Await.until(Duration.ofSeconds(10),
-                        () -> shard.call("HGET", "distlock:{" + key + "}:sem:permits", "waiting") != null,
+                        () -> shard.lockField("distlock:{" + key + "}:sem:permits", "waiting") != null,
                         "the waiter of " + key + " waits in Redis");
                 long releasedAt = System.nanoTime();
                 two.release();

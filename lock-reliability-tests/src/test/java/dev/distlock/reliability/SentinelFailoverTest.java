@@ -64,7 +64,7 @@ class SentinelFailoverTest {
         replica.resume();
         RedisNode promoted = topology.awaitFailover(FAILOVER);
 
-        assertThat(promoted.call("HGET", "distlock:{report}:lock", "owner")).as("the lock vanished").isNull();
+        assertThat(promoted.lockField("distlock:{report}:lock", "owner")).as("the lock vanished").isNull();
         assertThat(told.await(20, TimeUnit.SECONDS)).as("its holder is told").isTrue();
         assertThat(lock.isHeld()).isFalse();
         try (LockHandle next = others.acquire("report", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20)))) {
@@ -84,7 +84,7 @@ class SentinelFailoverTest {
         topology.master().kill();
         RedisNode promoted = topology.awaitFailover(FAILOVER);
 
-        assertThat(promoted.call("HGET", "distlock:{report}:lock", "owner")).isEqualTo(lock.ownerToken());
+        assertThat(promoted.lockField("distlock:{report}:lock", "owner")).isEqualTo(lock.ownerToken());
         assertThat(others.tryAcquire("report")).as("nobody else gets it on the new master").isEmpty();
         assertThat(lock.isHeld()).isTrue();
         // The promoted master has no replica left to acknowledge renewals, so they would not count: give it one,
@@ -99,7 +99,7 @@ class SentinelFailoverTest {
         assertThat(lock.isHeld()).isTrue();
         assertThat(told.getCount()).as("no loss reported").isEqualTo(1);
         lock.release();
-        assertThat(promoted.call("HGET", "distlock:{report}:lock", "owner")).isNull();
+        assertThat(promoted.lockField("distlock:{report}:lock", "owner")).isNull();
     }
 
     @Test
@@ -112,7 +112,7 @@ class SentinelFailoverTest {
             assertThatThrownBy(() -> locks.acquire("report")).isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("only 0 of the 1 replicas required acknowledged it")
                 .hasMessageContaining("undone");
-            assertThat(topology.master().call("HGET", "distlock:{report}:lock", "owner")).isNull();
+            assertThat(topology.master().lockField("distlock:{report}:lock", "owner")).isNull();
         }
         finally {
             replica.resume();

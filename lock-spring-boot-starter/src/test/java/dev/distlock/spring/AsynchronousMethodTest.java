@@ -53,7 +53,7 @@ class AsynchronousMethodTest {
             assertThat(FutureWork.started).containsExactly("first");
             FutureWork.finish.complete("done");
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("done first");
-            assertThat(redis.call("HEXISTS", LockContexts.lockHash("future"), "owner")).isEqualTo("0");
+            assertThat(redis.lockField(LockContexts.lockHash("future"), "owner")).isNull();
             FutureWork.finish = new CompletableFuture<>();
             CompletableFuture<String> third = work.run("third");
             FutureWork.finish.complete("again");
@@ -73,7 +73,7 @@ class AsynchronousMethodTest {
                 .isEmpty();
             MonoWork.finish.tryEmitValue("done");
             assertThat(firstResult.get(10, TimeUnit.SECONDS)).isEqualTo("done first (lock in context)");
-            assertThat(redis.call("HEXISTS", LockContexts.lockHash("mono"), "owner")).isEqualTo("0");
+            assertThat(redis.lockField(LockContexts.lockHash("mono"), "owner")).isNull();
         });
     }
 
@@ -82,10 +82,10 @@ class AsynchronousMethodTest {
         LockContexts.runner(redis).withBean(FluxWork.class).run(context -> {
             FluxWork work = context.getBean(FluxWork.class);
             List<String> seen = new CopyOnWriteArrayList<>();
-            work.run().doOnNext(value -> seen.add(value + ":" + redis.call("HEXISTS", LockContexts.lockHash("flux"),
-                    "owner"))).blockLast(Duration.ofSeconds(10));
+            work.run().doOnNext(value -> seen.add(value + ":" + (redis.lockField(LockContexts.lockHash("flux"),
+                    "owner") != null ? 1 : 0))).blockLast(Duration.ofSeconds(10));
             assertThat(seen).containsExactly("a:1", "b:1", "c:1");
-            assertThat(redis.call("HEXISTS", LockContexts.lockHash("flux"), "owner")).isEqualTo("0");
+            assertThat(redis.lockField(LockContexts.lockHash("flux"), "owner")).isNull();
         });
     }
 

@@ -83,7 +83,7 @@ class LockFamilyAspectTest {
                 .tryAcquire("account:bob", dev.distlock.LockOptions.defaults().withOwner(new Object()))
                 .orElseThrow()) {
                 assertThatThrownBy(() -> bank.transfer("alice", "bob")).isInstanceOf(LockTimeoutException.class);
-                assertThat(redis.call("HGET", LockContexts.lockHash("account:alice"), "owner")).isNull();
+                assertThat(redis.lockField(LockContexts.lockHash("account:alice"), "owner")).isNull();
             }
         });
     }

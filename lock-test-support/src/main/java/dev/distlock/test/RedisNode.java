@@ -76,6 +76,14 @@ public interface RedisNode extends AutoCloseable {
     /** {@link #call(String...)} with an explicit connect/read timeout. */
     String call(Duration timeout, String... command);
 
+    /**
+     * One field of a distlock lock key, as {@code HGET} reads a hash, reading the plain lock's single-hold string as
+     * the hash it stands for (see {@link LockFields}); null when absent.
+     */
+    default String lockField(String key, String field) {
+        return LockFields.of(this, key).get(field);
+    }
+
     /** Runs {@code FLUSHALL}. */
     default void flushAll() {
         call("FLUSHALL");

@@ -24,7 +24,7 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return releasePlainHash(hold, HASH, release, true);
+        return releasePlainHash(hold, HASH, release, true, true);
     }
 
     @Override
@@ -41,7 +41,7 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, HASH, leaseMillis);
+        return renewPlainHashes(holds, HASH, leaseMillis, true);
     }
 
     @Override

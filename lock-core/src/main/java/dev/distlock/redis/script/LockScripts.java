@@ -14,6 +14,7 @@ import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
 import static dev.distlock.redis.script.ScriptArgument.PUBLISH_ONLY_TO_WAITERS;
 import static dev.distlock.redis.script.ScriptArgument.REENTRY;
 import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
+import static dev.distlock.redis.script.ScriptArgument.SINGLE_HOLD_LAYOUT;
 import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.WAITING;
 import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
@@ -86,13 +87,14 @@ public final class LockScripts {
 
     static final ScriptLayout<Long> RELEASE = ScriptLayout.load("release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
             FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE,
-            PUBLISH_ONLY_TO_WAITERS);
+            PUBLISH_ONLY_TO_WAITERS, SINGLE_HOLD_LAYOUT);
 
     static final ScriptLayout<Long> HAND_OFF = ScriptLayout.load("handoff.lua", Long.class, OWNER_TOKEN, HOLD_ID,
             FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN);
 
     @SuppressWarnings("rawtypes")
-    static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
+    static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, SINGLE_HOLD_LAYOUT,
+            OWNER_TOKEN);
 
     /** The start-up check's: whether the user may run every command the scripts run (see AccessCheck). */
     static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.loadAlwaysGuarded("access-check.lua", Long.class,
@@ -225,21 +227,27 @@ public final class LockScripts {
 
     /**
      * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with {@code
-     * publishOnlyToWaiters}, only when a waiting caller was refused since the last message). Returns one of {@link
+     * publishOnlyToWaiters}, only when a waiting caller was refused since the last message); {@code
+     * singleHoldLayout} for the plain lock, whose key may be a string (single-hold.lua). Returns one of {@link
      * #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     ScriptCall release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
-            String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
+            String retentionMillis, String publishCommand, boolean publishOnlyToWaiters, boolean singleHoldLayout) {
         return call(RELEASE.script(), List.of(lockHash),
                 releaseArguments(RELEASE, ownerToken, release, retentionMillis, channel, publishCommand)
                     .set(MESSAGE, message)
                     .set(PUBLISH_ONLY_TO_WAITERS, publishOnlyToWaiters ? "1" : "0")
+                    .set(SINGLE_HOLD_LAYOUT, singleHoldLayout ? "1" : "0")
                     .toArray());
     }
 
-    /** Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... */
-    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
-        return renewBatch(RENEW, lockHashes, ownerTokens, leaseMillis);
+    /**
+     * Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... {@code singleHoldLayout} for
+     * plain locks, whose keys may be strings (single-hold.lua).
+     */
+    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis, boolean singleHoldLayout) {
+        return renewBatch(RENEW.arguments(ownerTokens.size()).set(SINGLE_HOLD_LAYOUT, singleHoldLayout ? "1" : "0"),
+                RENEW, lockHashes, ownerTokens, leaseMillis);
     }
 
     /**
@@ -248,7 +256,13 @@ public final class LockScripts {
      */
     @SuppressWarnings("rawtypes")
     int[] renewBatch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
-        ScriptLayout<List>.Arguments arguments = layout.arguments(ownerTokens.size()).set(LEASE_MILLIS, leaseMillis);
+        return renewBatch(layout.arguments(ownerTokens.size()), layout, keys, ownerTokens, leaseMillis);
+    }
+
+    @SuppressWarnings("rawtypes")
+    private int[] renewBatch(ScriptLayout<List>.Arguments arguments, ScriptLayout<List> layout, List<String> keys,
+            List<String> ownerTokens, String leaseMillis) {
+        arguments.set(LEASE_MILLIS, leaseMillis);
         for (int i = 0; i < ownerTokens.size(); i++) {
             arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));
         }

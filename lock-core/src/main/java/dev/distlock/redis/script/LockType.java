@@ -144,22 +144,29 @@ public abstract class LockType {
 
     /**
      * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
-     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does).
+     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does);
+     * {@code singleHoldLayout} when the lock may also be a string in the single-hold layout (the plain lock's).
      */
-    final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
+    final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters,
+            boolean singleHoldLayout) {
         return this.context.scripts().release(name(hold, suffix), hold.ownerToken(), release, hold.releaseChannel(),
-                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters);
+                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters,
+                singleHoldLayout);
     }
 
-    /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis) {
+    /**
+     * renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}, or
+     * with {@code singleHoldLayout} also strings in the single-hold layout (the plain lock's).
+     */
+    final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis,
+            boolean singleHoldLayout) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (LockTarget hold : holds) {
             hashes.add(name(hold, suffix));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renew(hashes, tokens, leaseMillis);
+        return this.context.scripts().renew(hashes, tokens, leaseMillis, singleHoldLayout);
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */

@@ -81,7 +81,10 @@ public enum ScriptArgument {
     LAST_OF_RUN(true),
 
     /** A fencing token to raise a record to (quorum mode). */
-    RAISE_TO(false);
+    RAISE_TO(false),
+
+    /** '1' for the plain lock, whose key may be a string in the single-hold layout; '0' for a lock always a hash. */
+    SINGLE_HOLD_LAYOUT(true);
 
     private final boolean writtenIntoScript;
 

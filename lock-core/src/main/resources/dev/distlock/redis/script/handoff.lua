@@ -1,7 +1,7 @@
 -- Hands an exclusive lock from its owner's last hold straight to a waiter of the same process: the owner's release and
 -- the waiter's grant in one call, with a new, higher fencing token and a fresh lease, and no release message (the lock
 -- is never free). The run of grants since 'chain' goes on, so a retried release of the old owner recognises itself.
--- KEYS[1]  the lock hash (see acquire.lua)
+-- KEYS[1]  the lock (see acquire.lua): a hash, or a string in the single-hold layout (see single-hold.lua)
 -- The arguments (see ScriptArgument):
 -- ARGV[1]  OWNER_TOKEN      the releasing owner token
 -- ARGV[2]  HOLD_ID          the releasing hold id
@@ -17,6 +17,34 @@
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
+-- The single-hold layout first: the owner's one hold handed to a new watched hold is one SET ... PX of the new owner's
+-- string, the run of grants and a refused waiter's mark kept. Anything else goes on in the hash, below.
+local value = redis.pcall('GET', KEYS[1])
+if value == false then
+  return -2
+end
+if type(value) == 'string' then
+  local held = OWNER_TOKEN .. ' ' .. HOLD_ID .. ' '
+  if string.sub(value, 1, #held) == held and WATCHDOG == '1' then
+    if LAST_OF_RUN == '1' and string.byte(value, -1) == 119 then -- 'w': others wait
+      return -4
+    end
+    local refused = refusedGrant and refusedGrant('SET', KEYS[1])
+    if refused then
+      return refused
+    end
+    local fenceEnd = string.find(value, ' ', #held + 1, true)
+    local fence = string.sub(value, #held + 1, fenceEnd - 1) + 1
+    redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence)
+      .. string.sub(value, fenceEnd), 'PX', LEASE_MILLIS)
+    return fence
+  end
+  --#include to-hash.lua (defines singleHold, toHash)
+  local refused = toHash(KEYS[1], value)
+  if refused then
+    return refused
+  end
+end
 local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
 if state[1] ~= OWNER_TOKEN then
   local token = tonumber(FENCING_TOKEN)

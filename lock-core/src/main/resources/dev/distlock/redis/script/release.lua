@@ -1,5 +1,5 @@
 -- Releases one hold of an exclusive lock, and frees the lock when it was the owner's last hold.
--- KEYS[1]  the lock hash (see acquire.lua)
+-- KEYS[1]  the lock (see acquire.lua): a hash, or for the plain lock a string in the single-hold layout
 -- The arguments (see ScriptArgument; every release script takes the first eight at these positions):
 -- ARGV[1]  OWNER_TOKEN
 -- ARGV[2]  HOLD_ID
@@ -14,10 +14,52 @@
 -- ARGV[10] PUBLISH_ONLY_TO_WAITERS  '1' to publish the release only when a waiting caller was refused since the
 --                                   last one ('waiting', set by acquire.lua): other processes' waiters always were;
 --                                   this process wakes its own without a message
+-- ARGV[11] SINGLE_HOLD_LAYOUT       '1' for the plain lock, whose key may be a string (see single-hold.lua); '0' for
+--                                   a lock that is always a hash (a writer's)
 -- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was
 -- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
+-- The single-hold layout first (see single-hold.lua): the owner's hold freed now is one SET ... PX of what a free lock
+-- keeps, '<fence> <chain>'. Another owner's string, or none, answers as the hash would; this owner's delayed release
+-- or retried call goes on in the hash, below.
+if SINGLE_HOLD_LAYOUT == '1' then
+  local value = redis.pcall('GET', KEYS[1])
+  if value == false then
+    return -2
+  end
+  if type(value) == 'string' then
+    local held = OWNER_TOKEN .. ' ' .. HOLD_ID .. ' '
+    if string.sub(value, 1, #held) == held and KEEP_HELD_MILLIS == '0' then
+      local waiting = string.byte(value, -1) == 119 -- 'w'
+      local publish = waiting or PUBLISH_ONLY_TO_WAITERS ~= '1'
+      local refused
+      if publish then
+        refused = refusedGrant and refusedGrant('SET', KEYS[1], PUBLISH_COMMAND, CHANNEL)
+      else
+        refused = refusedGrant and refusedGrant('SET', KEYS[1])
+      end
+      if refused then
+        return refused
+      end
+      redis.call('SET', KEYS[1], string.sub(value, #held + 1, waiting and -3 or -1), 'PX', TOKEN_RETENTION_MILLIS)
+      if publish then
+        redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
+      end
+      return 1
+    end
+    --#include to-hash.lua (defines singleHold, toHash)
+    local owner, _, fence, chain = singleHold(value)
+    if owner ~= OWNER_TOKEN then
+      --#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
+      return notOwnerReply({owner, nil, chain, fence}, OWNER_TOKEN, tonumber(FENCING_TOKEN))
+    end
+    local refused = toHash(KEYS[1], value)
+    if refused then
+      return refused
+    end
+  end
+end
 -- The common path first: the owner's last hold, freed now. One HDEL of its hold id and the owner's fields. The hash
 -- keeps 'fence' and 'chain' for the token retention: with no owner, they mark this grant released (see
 -- notOwnerReply). A release that would publish checks the channel before the writes too. What only the other paths

@@ -25,7 +25,7 @@ class QuorumLockServiceTest extends QuorumTest {
     static long holders(List<RedisNode> masters, String key) {
         return masters.stream()
             .filter(RedisNode::isRunning)
-            .filter(master -> master.call("HGET", "distlock:{" + key + "}:lock", "owner") != null)
+            .filter(master -> master.lockField("distlock:{" + key + "}:lock", "owner") != null)
             .count();
     }
 
@@ -153,7 +153,7 @@ class QuorumLockServiceTest extends QuorumTest {
         }
         // The paused master ran the grant after the client gave up on it; the grant was undone, not left to expire.
         Await.until(Duration.ofSeconds(3),
-                () -> paused.call("HGET", "distlock:{slow}:lock", "owner") == null, "the late grant is undone");
+                () -> paused.lockField("distlock:{slow}:lock", "owner") == null, "the late grant is undone");
         assertThat(lock.isHeld()).isTrue();
         lock.release();
         assertThat(holders(masters, "slow")).isZero();

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.distlock.redis.RedisClients;
 import dev.distlock.test.RedisNode;
@@ -25,6 +26,9 @@ class HandOffScriptTest {
 
     private LockScripts scripts;
 
+    /** Whether the grants are the watchdog's (the single-hold layout's string) or fixed leases (a hash). */
+    private boolean watched;
+
     @BeforeEach
     void setUp(RedisNode redis) {
         this.redis = redis;
@@ -37,15 +41,17 @@ class HandOffScriptTest {
         this.clients.close();
     }
 
-    @Test
-    void aHandOffGrantsTheNextOwnerAHigherTokenAndAFreshLeaseAndSurvivesARetry() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aHandOffGrantsTheNextOwnerAHigherTokenAndAFreshLeaseAndSurvivesARetry(boolean watched) {
+        this.watched = watched;
         long first = acquire("owner-a", "1", "2000", false);
         long handed = handOff("owner-a", "1", first, "owner-b", "1", "60000", false);
 
         assertThat(handed).isEqualTo(first + 1);
-        assertThat(this.redis.call("HGET", HASH, "owner")).isEqualTo("owner-b");
-        assertThat(this.redis.call("HGET", HASH, "holds")).isEqualTo("1");
-        assertThat(this.redis.call("HEXISTS", HASH, "1")).isEqualTo("1");
+        assertThat(this.redis.lockField(HASH, "owner")).isEqualTo("owner-b");
+        assertThat(this.redis.lockField(HASH, "holds")).isEqualTo("1");
+        assertThat(this.redis.lockField(HASH, "1")).isNotNull();
         assertThat(Long.parseLong(this.redis.call("PTTL", HASH))).isGreaterThan(2000);
         assertThat(handOff("owner-a", "1", first, "owner-b", "1", "60000", false)).as("retry").isEqualTo(handed);
         assertThat(release("owner-a", "1", first)).as("the old owner's retried release")
@@ -54,44 +60,50 @@ class HandOffScriptTest {
         assertThat(acquire("owner-c", "1", "2000", false)).as("a later grant").isGreaterThan(handed);
     }
 
-    @Test
-    void nothingIsHandedOffThatTheOwnerNoLongerHoldsOrStillHoldsTwice() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void nothingIsHandedOffThatTheOwnerNoLongerHoldsOrStillHoldsTwice(boolean watched) {
+        this.watched = watched;
         long first = acquire("owner-a", "1", "60000", false);
         assertThat(acquire("owner-a", "2", "60000", false)).isEqualTo(first);
         assertThat(handOff("owner-a", "2", first, "owner-b", "1", "60000", false))
             .isEqualTo(LockScripts.OTHER_HOLDS_REMAIN);
         assertThat(handOff("owner-x", "1", first, "owner-b", "1", "60000", false))
             .isEqualTo(LockScripts.HELD_BY_ANOTHER);
-        assertThat(this.redis.call("HGET", HASH, "owner")).isEqualTo("owner-a");
+        assertThat(this.redis.lockField(HASH, "owner")).isEqualTo("owner-a");
         this.redis.call("DEL", HASH);
         assertThat(handOff("owner-a", "1", first, "owner-b", "1", "60000", false)).isEqualTo(LockScripts.NOT_HELD);
         assertThat(this.redis.call("EXISTS", HASH)).isEqualTo("0");
     }
 
-    @Test
-    void atTheEndOfARunTheLockIsFreedWhenAWaiterElsewhereWasRefused() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void atTheEndOfARunTheLockIsFreedWhenAWaiterElsewhereWasRefused(boolean watched) {
+        this.watched = watched;
         long first = acquire("owner-a", "1", "60000", false);
         assertThat(handOff("owner-a", "1", first, "owner-b", "1", "60000", true)).as("nobody else waits")
             .isEqualTo(first + 1);
         assertThat(acquire("owner-c", "1", "60000", true)).as("refused").isNegative();
         assertThat(handOff("owner-b", "1", first + 1, "owner-d", "1", "60000", true))
             .isEqualTo(LockScripts.OTHERS_WAIT);
-        assertThat(this.redis.call("HGET", HASH, "owner")).isEqualTo("owner-b");
+        assertThat(this.redis.lockField(HASH, "owner")).isEqualTo("owner-b");
     }
 
-    @Test
-    void aReleaseIsPublishedOnlyWhenAWaitingCallerWasRefused() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aReleaseIsPublishedOnlyWhenAWaitingCallerWasRefused(boolean watched) {
+        this.watched = watched;
         long quiet = acquire("owner-a", "1", "60000", false);
         assertThat(acquire("owner-b", "1", "60000", false)).as("refused, not waiting").isNegative();
         this.redis.call("CONFIG", "RESETSTAT");
         assertThat(release("owner-a", "1", quiet)).isEqualTo(LockScripts.FREED);
         assertThat(publishes()).isZero();
 
-        long watched = acquire("owner-a", "2", "60000", false);
+        long second = acquire("owner-a", "2", "60000", false);
         assertThat(acquire("owner-b", "1", "60000", true)).as("refused, waiting").isNegative();
-        assertThat(release("owner-a", "2", watched)).isEqualTo(LockScripts.FREED);
+        assertThat(release("owner-a", "2", second)).isEqualTo(LockScripts.FREED);
         assertThat(publishes()).isEqualTo(1);
-        assertThat(this.redis.call("HEXISTS", HASH, "waiting")).as("cleared by the message").isEqualTo("0");
+        assertThat(this.redis.lockField(HASH, "waiting")).as("cleared by the message").isNull();
     }
 
     private long publishes() {
@@ -104,17 +116,18 @@ class HandOffScriptTest {
     }
 
     private long acquire(String owner, String holdId, String leaseMillis, boolean waiting) {
-        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, false, false, waiting)).run();
+        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, this.watched, false, waiting))
+            .run();
     }
 
     private long handOff(String owner, String holdId, long fence, String next, String nextHoldId, String leaseMillis,
             boolean lastOfRun) {
-        return this.scripts.handOff(HASH, owner, new LockType.Release(holdId, fence, false, "0"), next,
-                new LockType.Grant(nextHoldId, leaseMillis, false, false, true), lastOfRun).run();
+        return this.scripts.handOff(HASH, owner, new LockType.Release(holdId, fence, this.watched, "0"), next,
+                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun).run();
     }
 
     private long release(String owner, String holdId, long fence) {
-        return this.scripts.release(HASH, owner, new LockType.Release(holdId, fence, false, "0"),
-                "distlock:{hand}:released", "test", "60000", "PUBLISH", true).run();
+        return this.scripts.release(HASH, owner, new LockType.Release(holdId, fence, this.watched, "0"),
+                "distlock:{hand}:released", "test", "60000", "PUBLISH", true, true).run();
     }
 }

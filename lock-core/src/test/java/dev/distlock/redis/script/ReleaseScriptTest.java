@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.redis.RedisClients;
+import dev.distlock.test.LockFields;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -30,92 +33,98 @@ class ReleaseScriptTest {
         this.clients.close();
     }
 
-    @Test
-    void aRetriedReleaseOfAReentrantHoldDoesNotCountTwice() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aRetriedReleaseOfAReentrantHoldDoesNotCountTwice(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry}:lock";
-        long fence = acquire(scripts, hash, "owner-a", "1");
-        assertThat(acquire(scripts, hash, "owner-a", "2")).isEqualTo(fence);
+        long fence = acquire(scripts, hash, "owner-a", "1", watched);
+        assertThat(acquire(scripts, hash, "owner-a", "2", watched)).isEqualTo(fence);
 
-        assertThat(release(scripts, hash, "owner-a", "2", fence)).isEqualTo(LockScripts.STILL_HELD);
-        assertThat(release(scripts, hash, "owner-a", "2", fence)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-a");
+        assertThat(release(scripts, hash, "owner-a", "2", fence, watched)).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(release(scripts, hash, "owner-a", "2", fence, watched)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(this.redis.lockField(hash, "owner")).isEqualTo("owner-a");
 
-        assertThat(release(scripts, hash, "owner-a", "1", fence)).isEqualTo(LockScripts.FREED);
-        assertThat(release(scripts, hash, "owner-a", "1", fence)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "1", fence, watched)).isEqualTo(LockScripts.FREED);
+        assertThat(release(scripts, hash, "owner-a", "1", fence, watched)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
     }
 
     /**
      * The owner's last release writes no mark of its own: the hash keeps 'fence' and 'chain', and with no owner they
      * say that the run's last grant was released too. Tokens outside the run still read as not held.
      */
-    @Test
-    void aFreedLockKeepsItsRunAndARetryOfItsLastGrantIsRecognisedByIt() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aFreedLockKeepsItsRunAndARetryOfItsLastGrantIsRecognisedByIt(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry5}:lock";
-        long fenceA = acquire(scripts, hash, "owner-a", "1");
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
-        assertThat(this.redis.call("HKEYS", hash).split("\n")).as("what a free lock keeps")
+        long fenceA = acquire(scripts, hash, "owner-a", "1", watched);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).isEqualTo(LockScripts.FREED);
+        assertThat(LockFields.of(this.redis, hash).keySet()).as("what a free lock keeps")
             .containsExactlyInAnyOrder("fence", "chain");
 
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(release(scripts, hash, "owner-z", "1", fenceA + 1)).as("a later token, never granted here")
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-z", "1", fenceA + 1, watched)).as("a later token, never granted here")
             .isEqualTo(LockScripts.NOT_HELD);
-        assertThat(release(scripts, hash, "owner-y", "1", fenceA - 1)).as("an earlier token, before the run")
+        assertThat(release(scripts, hash, "owner-y", "1", fenceA - 1, watched)).as("an earlier token, before the run")
             .isEqualTo(LockScripts.NOT_HELD);
-        assertThat(release(scripts, hash, "owner-x", "1")).as("no token").isEqualTo(LockScripts.NOT_HELD);
+        assertThat(release(scripts, hash, "owner-x", "1", watched)).as("no token").isEqualTo(LockScripts.NOT_HELD);
     }
 
-    @Test
-    void aRetriedReleaseAfterAnotherOwnerTookTheLockLeavesItAlone() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aRetriedReleaseAfterAnotherOwnerTookTheLockLeavesItAlone(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry2}:lock";
-        long fenceA = acquire(scripts, hash, "owner-a", "1");
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
-        assertThat(acquire(scripts, hash, "owner-b", "1")).isPositive();
+        long fenceA = acquire(scripts, hash, "owner-a", "1", watched);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).isEqualTo(LockScripts.FREED);
+        assertThat(acquire(scripts, hash, "owner-b", "1", watched)).isPositive();
 
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
-        assertThat(release(scripts, hash, "owner-c", "1")).isEqualTo(LockScripts.HELD_BY_ANOTHER);
-        assertThat(this.redis.call("HGET", hash, "owner")).isEqualTo("owner-b");
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(this.redis.lockField(hash, "owner")).isEqualTo("owner-b");
+        assertThat(release(scripts, hash, "owner-c", "1", watched)).isEqualTo(LockScripts.HELD_BY_ANOTHER);
+        assertThat(this.redis.lockField(hash, "owner")).isEqualTo("owner-b");
     }
 
-    @Test
-    void aRetriedReleaseAfterOthersTookAndFreedTheLockIsRecognisedAsDone() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aRetriedReleaseAfterOthersTookAndFreedTheLockIsRecognisedAsDone(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry3}:lock";
-        long fenceA = acquire(scripts, hash, "owner-a", "1");
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.FREED);
+        long fenceA = acquire(scripts, hash, "owner-a", "1", watched);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).isEqualTo(LockScripts.FREED);
         // during the retry gap (a hot key), two other owners take and free the lock
-        long fenceB = acquire(scripts, hash, "owner-b", "1");
-        assertThat(release(scripts, hash, "owner-b", "1", fenceB)).isEqualTo(LockScripts.FREED);
-        long fenceC = acquire(scripts, hash, "owner-c", "1");
+        long fenceB = acquire(scripts, hash, "owner-b", "1", watched);
+        assertThat(release(scripts, hash, "owner-b", "1", fenceB, watched)).isEqualTo(LockScripts.FREED);
+        long fenceC = acquire(scripts, hash, "owner-c", "1", watched);
 
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry while C holds")
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).as("retry while C holds")
             .isEqualTo(LockScripts.ALREADY_RELEASED);
-        assertThat(release(scripts, hash, "owner-c", "1", fenceC)).isEqualTo(LockScripts.FREED);
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).as("retry once the lock is free")
+        assertThat(release(scripts, hash, "owner-c", "1", fenceC, watched)).isEqualTo(LockScripts.FREED);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).as("retry once the lock is free")
             .isEqualTo(LockScripts.ALREADY_RELEASED);
     }
 
-    @Test
-    void aRetriedReleaseOfALeaseThatRanOutIsStillReportedLost() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aRetriedReleaseOfALeaseThatRanOutIsStillReportedLost(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{retry4}:lock";
-        long fenceA = acquire(scripts, hash, "owner-a", "1");
+        long fenceA = acquire(scripts, hash, "owner-a", "1", watched);
         this.redis.call("DEL", hash); // A's lease runs out: the hash vanishes
-        long fenceB = acquire(scripts, hash, "owner-b", "1");
-        assertThat(release(scripts, hash, "owner-b", "1", fenceB)).isEqualTo(LockScripts.FREED);
-        acquire(scripts, hash, "owner-c", "1");
+        long fenceB = acquire(scripts, hash, "owner-b", "1", watched);
+        assertThat(release(scripts, hash, "owner-b", "1", fenceB, watched)).isEqualTo(LockScripts.FREED);
+        acquire(scripts, hash, "owner-c", "1", watched);
 
         assertThat(fenceB).isGreaterThan(fenceA);
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA)).isEqualTo(LockScripts.HELD_BY_ANOTHER);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).isEqualTo(LockScripts.HELD_BY_ANOTHER);
     }
 
-    @Test
-    void aReleaseWhenNobodyHoldsTheLockSaysSo() {
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void aReleaseWhenNobodyHoldsTheLockSaysSo(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
-        assertThat(release(scripts, "distlock:{nobody}:lock", "owner-a", "1")).isEqualTo(LockScripts.NOT_HELD);
+        assertThat(release(scripts, "distlock:{nobody}:lock", "owner-a", "1", watched)).isEqualTo(LockScripts.NOT_HELD);
         assertThat(this.redis.call("EXISTS", "distlock:{nobody}:lock")).isEqualTo("0");
     }
 
@@ -156,18 +165,20 @@ class ReleaseScriptTest {
             .as("a token never granted here").isEqualTo(LockScripts.NOT_HELD);
     }
 
-    private static long acquire(LockScripts scripts, String hash, String owner, String holdId) {
-        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", false, false, false)).run();
+    /** A grant the watchdog renews ({@code watched}: the single-hold layout's string) or with a fixed lease (a hash). */
+    private static long acquire(LockScripts scripts, String hash, String owner, String holdId, boolean watched) {
+        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", watched, false, false)).run();
     }
 
     /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
-    private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence) {
-        return scripts.release(hash, owner, new LockType.Release(holdId, fence, false, "0"), "distlock:{x}:released",
-                "test", "60000", "PUBLISH", false).run();
+    private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence,
+            boolean watched) {
+        return scripts.release(hash, owner, new LockType.Release(holdId, fence, watched, "0"), "distlock:{x}:released",
+                "test", "60000", "PUBLISH", false, true).run();
     }
 
-    private static long release(LockScripts scripts, String hash, String owner, String holdId) {
-        return release(scripts, hash, owner, holdId, 0);
+    private static long release(LockScripts scripts, String hash, String owner, String holdId, boolean watched) {
+        return release(scripts, hash, owner, holdId, 0, watched);
     }
 
     private record Target(String key, String ownerToken, String releaseChannel) implements LockTarget {

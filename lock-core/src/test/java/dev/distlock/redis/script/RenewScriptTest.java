@@ -85,7 +85,7 @@ class RenewScriptTest {
         assertThat(release(hash, "owner-a", "1", true, "3000")).isEqualTo(LockScripts.FREED);
 
         assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
-        assertThat(this.redis.call("HEXISTS", hash, "owner-a")).as("the owner's field is gone").isEqualTo("0");
+        assertThat(this.redis.lockField(hash, "owner-a")).as("the owner's field is gone").isNull();
         assertThat(ttl(hash)).as("the retention, not the renewal's lease").isLessThanOrEqualTo(60_000);
     }
 
@@ -121,11 +121,11 @@ class RenewScriptTest {
 
     private long release(String hash, String owner, String holdId, boolean watchdog, String keepHeldMillis) {
         return this.scripts.release(hash, owner, new LockType.Release(holdId, 0, watchdog, keepHeldMillis),
-                "distlock:{x}:released", "test", "60000", "PUBLISH", false).run();
+                "distlock:{x}:released", "test", "60000", "PUBLISH", false, true).run();
     }
 
     private int renew(String hash, String owner) {
-        return this.scripts.renew(List.of(hash), List.of(owner), LONG_LEASE)[0];
+        return this.scripts.renew(List.of(hash), List.of(owner), LONG_LEASE, true)[0];
     }
 
     private long ttl(String hash) {

@@ -15,6 +15,7 @@ import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.redis.RedisClients;
+import dev.distlock.test.LockFields;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -56,8 +57,8 @@ class ScriptCopiesTest {
                 + "REENTRY, RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], '1', '0', '0', '0'");
         assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
             .as("Redis ran the copy, not the script").isEqualTo("1\n0");
-        assertThat(this.redis.call("HGET", "distlock:{copy}:lock", "owner")).isEqualTo("owner-a");
-        assertThat(this.redis.call("HGET", "distlock:{copy}:lock", "owner-a")).as("a watched hold").isEqualTo("1");
+        assertThat(this.redis.lockField("distlock:{copy}:lock", "owner")).isEqualTo("owner-a");
+        assertThat(this.redis.lockField("distlock:{copy}:lock", "owner-a")).as("a watched hold").isEqualTo("1");
     }
 
     @Test
@@ -72,17 +73,17 @@ class ScriptCopiesTest {
         ScriptCall other = scripts.acquire(hash, "owner-b", new LockType.Grant("1", "10000", false, false, true));
         Long refused = template.execute(other.script(), other.keys(), other.args());
         assertThat(refused).as("held by owner-a").isLessThan(-1);
-        assertThat(this.redis.call("HGET", hash, "waiting")).as("the refusal of a waiting caller").isEqualTo("1");
+        assertThat(this.redis.lockField(hash, "waiting")).as("the refusal of a waiting caller").isEqualTo("1");
         assertThat(other.run()).as("the copy's refusal").isLessThan(-1);
 
         ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false));
         assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
         ScriptCall release = scripts.release(hash, "owner-a", new LockType.Release("2", fence, false, "0"),
-                "distlock:{alike}:released", "test", "60000", "PUBLISH", true);
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true);
         assertThat(template.execute(release.script(), release.keys(), release.args())).isEqualTo(LockScripts.STILL_HELD);
         assertThat(scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
-                "distlock:{alike}:released", "test", "60000", "PUBLISH", true).run()).isEqualTo(LockScripts.FREED);
-        assertThat(this.redis.call("HKEYS", hash).split("\n")).containsExactlyInAnyOrder("fence", "chain");
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true).run()).isEqualTo(LockScripts.FREED);
+        assertThat(LockFields.of(this.redis, hash).keySet()).containsExactlyInAnyOrder("fence", "chain");
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the token retention written into the copy")
             .isBetween(50_000L, 60_000L);
     }
@@ -117,16 +118,16 @@ class ScriptCopiesTest {
         String hash = "distlock:{later}:lock";
         long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false)).run();
         ScriptCall later = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "3000"),
-                "distlock:{later}:released", "test", "60000", "PUBLISH", true);
+                "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
         ScriptCall now = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
-                "distlock:{later}:released", "test", "60000", "PUBLISH", true);
+                "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
         GuardedScript<Long> release = (GuardedScript<Long>) LockScripts.RELEASE.script();
         assertThat(release.copyFor(later.args())).as("a delay: the script with every argument").isNull();
         assertThat(release.copyFor(now.args()).arguments(now.args()))
             .containsExactly("owner-a", "1", Long.toString(fence), "distlock:{later}:released", "test");
 
         assertThat(later.run()).isEqualTo(LockScripts.FREED);
-        assertThat(this.redis.call("HGET", hash, "owner")).as("kept for the delay").isEqualTo("(released)");
+        assertThat(this.redis.lockField(hash, "owner")).as("kept for the delay").isEqualTo("(released)");
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).isBetween(1L, 60_000L);
     }
 
@@ -158,7 +159,7 @@ class ScriptCopiesTest {
             scripts.acquire("distlock:{after}:lock", "owner-b", new LockType.Grant(Integer.toString(i), "10000", false,
                     false, false)).run();
         }
-        assertThat(this.redis.call("HGET", hash, "owner")).as("the grant its caller gave up on").isNull();
+        assertThat(this.redis.lockField(hash, "owner")).as("the grant its caller gave up on").isNull();
     }
 
     @Test

@@ -102,9 +102,9 @@ class ScriptLayoutTest {
                 .filter(line -> !line.startsWith("--"))
                 .filter(line -> line.contains("ARGV["))
                 .toList();
-            // a batch script's per-key argument is ARGV[i + 1], as its header's ARGV[2...] says
+            // a batch script's per-key argument is ARGV[i + n], as its header's ARGV[n + 1...] says
             assertThat(body).as(file.getFileName().toString())
-                .allSatisfy(line -> assertThat(line).contains("ARGV[i + 1]"));
+                .allSatisfy(line -> assertThat(line).containsPattern("ARGV\\[i \\+ \\d\\]"));
         }
     }
 
@@ -131,23 +131,37 @@ class ScriptLayoutTest {
 
     @Test
     void aLockCyclesAcquireAndReleaseDefineNoFunctionOnlyOtherPathsUse() {
-        // a closure per function definition a call runs: a re-entry's, a delayed release's and a fresh key's
-        // functions sit in their branches, and the release's other paths' after the common path's return
+        // a closure per function definition a call runs: the single-hold layout's paths (a lock cycle's) define
+        // functions only inside the branches that need them, and run before the hash's; there a re-entry's, a
+        // delayed release's and a fresh key's functions sit in their branches, and the release's other paths' after
+        // the common path's return
         String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        int freshKeyBranch = acquire.indexOf("if value == false then");
+        int stringPaths = acquire.indexOf("if type(value) == 'string' then");
+        assertThat(acquire.indexOf("local function restartGraceLeft(")).isBetween(freshKeyBranch, stringPaths);
+        int ownString = acquire.indexOf("-- this owner's re-entry, or a retried grant");
+        assertThat(ownString).isGreaterThan(stringPaths);
+        assertThat(acquire.indexOf("local function singleHold(")).isGreaterThan(ownString);
+        assertThat(acquire.indexOf("local function grantAnew(")).isGreaterThan(ownString);
+        int hashPath = acquire.indexOf("local state = redis.pcall('HMGET'");
+        assertThat(hashPath).isGreaterThan(ownString);
         int reentryBranch = acquire.indexOf("if owner == OWNER_TOKEN then");
-        assertThat(reentryBranch).isPositive();
+        assertThat(reentryBranch).isGreaterThan(hashPath);
         assertThat(acquire.indexOf("local function reenter(")).isGreaterThan(reentryBranch);
         assertThat(acquire.indexOf("local function addHold(")).isGreaterThan(reentryBranch);
-        int freshKeyBranch = acquire.indexOf("if not lastFence then");
-        assertThat(freshKeyBranch).isPositive();
-        assertThat(acquire.indexOf("local function restartGraceLeft(")).isGreaterThan(freshKeyBranch);
+        int graceBranch = acquire.indexOf("if not lastFence then");
+        assertThat(graceBranch).isGreaterThan(hashPath);
+        assertThat(acquire.indexOf("local function restartGraceLeft(", hashPath)).isGreaterThan(graceBranch);
         int delayedReleaseBranch = acquire.indexOf("if owner == '(released)' then");
         assertThat(delayedReleaseBranch).isPositive();
         assertThat(acquire.indexOf("local function heldFor(")).isGreaterThan(delayedReleaseBranch);
         String release = LockScripts.RELEASE.script().getScriptAsString();
-        int commonPathEnd = release.indexOf("  return 1\nend\n");
-        assertThat(commonPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
-        assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(commonPathEnd);
+        int singleHoldPathEnd = release.indexOf("      return 1\n    end\n");
+        assertThat(singleHoldPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
+        int commonPathEnd = release.indexOf("\n  return 1\nend\n");
+        assertThat(commonPathEnd).isPositive().isLessThan(release.lastIndexOf("\nlocal function notOwnerReply("));
+        assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(singleHoldPathEnd);
+        assertThat(release.lastIndexOf("\nlocal function keepLongestLease(")).isGreaterThan(commonPathEnd);
     }
 
     private static List<Path> scriptFiles() throws IOException {

@@ -119,7 +119,7 @@ class SemaphoreScriptTest {
     }
 
     private String count() {
-        return this.redis.call("HGET", PERMITS, "count");
+        return this.redis.lockField(PERMITS, "count");
     }
 
     private LockTarget target(String token) {

@@ -59,7 +59,7 @@ class DistributedLockAutoConfigurationTest {
                 .hasSingleBean(DistributedLockAdvisor.class);
             service.set(context.getBean(LockService.class));
             try (LockHandle lock = service.get().acquire("auto")) {
-                assertThat(redis.call("HGET", LockContexts.lockHash("auto"), "owner")).isEqualTo(lock.ownerToken());
+                assertThat(redis.lockField(LockContexts.lockHash("auto"), "owner")).isEqualTo(lock.ownerToken());
             }
         });
         assertThatThrownBy(() -> service.get().acquire("after-close")).isInstanceOf(IllegalStateException.class)

@@ -63,7 +63,7 @@ class QuorumLockAutoConfigurationTest {
 
     private static long holders(String key) {
         return masters.stream()
-            .filter(master -> master.call("HGET", LockContexts.lockHash(key), "owner") != null)
+            .filter(master -> master.lockField(LockContexts.lockHash(key), "owner") != null)
             .count();
     }
 
@@ -96,7 +96,7 @@ class QuorumLockAutoConfigurationTest {
             assertThat(locks.masterCount()).isEqualTo(3);
             try (LockHandle lock = locks.acquire("prefixed")) {
                 assertThat(masters.subList(0, 3))
-                    .allMatch(master -> master.call("HGET", "orders:{prefixed}:lock", "owner") != null);
+                    .allMatch(master -> master.lockField("orders:{prefixed}:lock", "owner") != null);
             }
             assertThatThrownBy(() -> locks.acquire("k".repeat(17))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key must be at most 16 characters");
@@ -177,7 +177,7 @@ class QuorumLockAutoConfigurationTest {
             .run(context -> {
                 try (LockHandle lock = context.getBean(LockService.class).acquire("guarded")) {
                     assertThat(guarded)
-                        .allMatch(master -> master.call("HGET", LockContexts.lockHash("guarded"), "owner") != null);
+                        .allMatch(master -> master.lockField(LockContexts.lockHash("guarded"), "owner") != null);
                 }
             });
         LockContexts.runner(masters.get(0))

@@ -68,10 +68,10 @@ class QuorumTlsTest {
             assertThat(context.getBean(LockService.class)).isInstanceOf(QuorumLockService.class);
             try (LockHandle held = context.getBean(LockService.class).acquire("quorum-tls")) {
                 assertThat(masters).allMatch(
-                        master -> master.call("HGET", LockContexts.lockHash("quorum-tls"), "owner") != null);
+                        master -> master.lockField(LockContexts.lockHash("quorum-tls"), "owner") != null);
             }
             assertThat(masters)
-                .allMatch(master -> master.call("HGET", LockContexts.lockHash("quorum-tls"), "owner") == null);
+                .allMatch(master -> master.lockField(LockContexts.lockHash("quorum-tls"), "owner") == null);
         });
     }
 

@@ -67,7 +67,7 @@ class RedisClusterAutoConfigurationTest {
                 String key = "boot-" + i;
                 try (LockHandle lock = locks.acquire(key)) {
                     RedisNode master = this.cluster.masterForKey("distlock:{" + key + "}:lock");
-                    assertThat(master.call("HGET", "distlock:{" + key + "}:lock", "owner"))
+                    assertThat(master.lockField("distlock:{" + key + "}:lock", "owner"))
                         .isEqualTo(lock.ownerToken());
                 }
             }
@@ -112,7 +112,7 @@ class RedisClusterAutoConfigurationTest {
             assertThatThrownBy(() -> locks.acquire("boot-acknowledged")).isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("only 0 of the 1 replicas");
             String lock = "distlock:{boot-acknowledged}:lock";
-            assertThat(this.cluster.masterForKey(lock).call("HGET", lock, "owner")).as("the grant was undone")
+            assertThat(this.cluster.masterForKey(lock).lockField(lock, "owner")).as("the grant was undone")
                 .isNull();
         });
     }

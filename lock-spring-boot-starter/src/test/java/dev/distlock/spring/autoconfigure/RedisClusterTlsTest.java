@@ -76,7 +76,7 @@ class RedisClusterTlsTest {
                     String key = "tls-" + i;
                     try (LockHandle lock = locks.acquire(key)) {
                         RedisNode master = this.cluster.masterForKey("distlock:{" + key + "}:lock");
-                        assertThat(master.call("HGET", "distlock:{" + key + "}:lock", "owner"))
+                        assertThat(master.lockField("distlock:{" + key + "}:lock", "owner"))
                             .isEqualTo(lock.ownerToken());
                         used.add(master);
                     }

@@ -65,7 +65,7 @@ class RedisSentinelTlsTest {
             .run(context -> {
                 assertThat(context).hasNotFailed(); // the startup check passed over TLS
                 try (LockHandle lock = context.getBean(LockService.class).acquire("sentinel-tls")) {
-                    assertThat(this.sentinel.master().call("HGET", "distlock:{sentinel-tls}:lock", "owner"))
+                    assertThat(this.sentinel.master().lockField("distlock:{sentinel-tls}:lock", "owner"))
                         .isEqualTo(lock.ownerToken());
                 }
             });

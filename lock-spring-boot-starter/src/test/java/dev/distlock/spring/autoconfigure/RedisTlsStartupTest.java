@@ -65,12 +65,12 @@ class RedisTlsStartupTest {
                 assertThat(context).hasNotFailed();
                 LockService locks = context.getBean(LockService.class);
                 LockHandle held = locks.acquire("tls");
-                assertThat(tlsOnly.call("HGET", LockContexts.lockHash("tls"), "owner")).isNotNull();
+                assertThat(tlsOnly.lockField(LockContexts.lockHash("tls"), "owner")).isNotNull();
                 CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> locks.acquire("tls",
                         LockOptions.defaults().withOwner(new Object()).withWaitTime(Duration.ofSeconds(20))));
                 held.release();
                 waiter.get(20, TimeUnit.SECONDS).release();
-                assertThat(tlsOnly.call("HGET", LockContexts.lockHash("tls"), "owner")).isNull();
+                assertThat(tlsOnly.lockField(LockContexts.lockHash("tls"), "owner")).isNull();
             });
     }
 
@@ -82,7 +82,7 @@ class RedisTlsStartupTest {
             .run(context -> {
                 assertThat(context).hasNotFailed();
                 try (LockHandle held = context.getBean(LockService.class).acquire("mutual")) {
-                    assertThat(mutualTls.call("HGET", LockContexts.lockHash("mutual"), "owner")).isNotNull();
+                    assertThat(mutualTls.lockField(LockContexts.lockHash("mutual"), "owner")).isNotNull();
                 }
             });
     }

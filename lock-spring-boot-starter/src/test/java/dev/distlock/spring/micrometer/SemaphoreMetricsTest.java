@@ -70,7 +70,7 @@ class SemaphoreMetricsTest {
             assertThat(locks.tryAcquire("exports", EXPORTS.withPermits(5, 3))).isEmpty();
             CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
                     () -> locks.acquire("exports", EXPORTS.withPermits(5, 3).withWaitTime(Duration.ofSeconds(20))));
-            Await.until(Duration.ofSeconds(10), () -> redis.call("HGET", "distlock:{exports}:sem:permits", "waiting")
+            Await.until(Duration.ofSeconds(10), () -> redis.lockField("distlock:{exports}:sem:permits", "waiting")
                     != null, "the waiter waits in Redis");
             two.release();
             LockHandle three = waiter.get(20, TimeUnit.SECONDS);

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +65,7 @@ class LockedMonoEndpointTest {
             }
             assertThat(Counter.overlaps).as("requests inside the locked work at once").hasValue(0);
             assertThat(Counter.count).hasValue(requests);
-            assertThat(redis.call("HEXISTS", "distlock:{counter}:lock", "owner")).isEqualTo("0");
+            assertThat(redis.lockField("distlock:{counter}:lock", "owner")).isNull();
         }
     }
 

@@ -1,0 +1,174 @@
+package dev.distlock.redis.script;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.distlock.redis.RedisClients;
+import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisTest;
+
+/**
+ * The plain lock's single-hold layout (single-hold.lua): one owner with one watched hold, or a free lock's last token,
+ * is a string, and every other state turns it into the hash it stands for. What the scripts answer is the same in both
+ * forms (ReleaseScriptTest and HandOffScriptTest run on both); this pins the form and what a cycle runs.
+ */
+@RedisTest
+class SingleHoldScriptTest {
+
+    private static final String KEY = "distlock:{single}:lock";
+
+    private RedisNode redis;
+
+    private RedisClients clients;
+
+    private LockScripts scripts;
+
+    @BeforeEach
+    void setUp(RedisNode redis) {
+        this.redis = redis;
+        this.clients = new RedisClients(redis);
+        this.scripts = new LockScripts(this.clients.template());
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        this.clients.close();
+    }
+
+    @Test
+    void aWatchedGrantIsOneStringAndALockCycleRunsGetAndSetOnly() {
+        long first = grant("owner-a", "1", true, false);
+        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("string");
+        assertThat(this.redis.call("GET", KEY)).isEqualTo("owner-a 1 " + first + " " + first);
+        assertThat(ttl()).isBetween(1L, 10_000L);
+
+        assertThat(release("owner-a", "1", first, true)).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("GET", KEY)).as("what a free lock keeps: its token and run")
+            .isEqualTo(first + " " + first);
+        assertThat(ttl()).as("the token retention").isBetween(10_001L, 60_000L);
+        long second = grant("owner-b", "7", true, false);
+        assertThat(second).isEqualTo(first + 1);
+        assertThat(this.redis.call("GET", KEY)).isEqualTo("owner-b 7 " + second + " " + first);
+        assertThat(ttl()).isBetween(1L, 10_000L);
+
+        this.redis.call("CONFIG", "RESETSTAT");
+        assertThat(release("owner-b", "7", second, true)).isEqualTo(LockScripts.FREED);
+        assertThat(grant("owner-c", "1", true, false)).isEqualTo(second + 1);
+        assertThat(commandsRun()).as("a release and the next grant: GET and SET ... PX each")
+            .containsEntry("get", 2L).containsEntry("set", 2L)
+            .doesNotContainKeys("hmget", "hget", "hset", "hdel", "pexpire", "pttl", "del", "time", "exists");
+    }
+
+    @Test
+    void aReentryTurnsTheStringIntoTheHashItStandsForKeepingItsExpiry() {
+        long fence = grant("owner-a", "1", true, false);
+        long expiry = ttl();
+        assertThat(grant("owner-a", "2", true, false)).isEqualTo(fence);
+
+        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
+        assertThat(hash()).isEqualTo(Map.of("owner", "owner-a", "holds", "2", "owner-a", "2", "1", "w", "2", "w",
+                "fence", Long.toString(fence), "chain", Long.toString(fence)));
+        assertThat(ttl()).isBetween(1L, expiry);
+        assertThat(release("owner-a", "2", fence, true)).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(release("owner-a", "1", fence, true)).isEqualTo(LockScripts.FREED);
+        assertThat(hash()).isEqualTo(Map.of("fence", Long.toString(fence), "chain", Long.toString(fence)));
+
+        assertThat(grant("owner-b", "1", true, false)).as("the hash lasts: the run goes on in it").isEqualTo(fence + 1);
+        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
+        assertThat(renew("owner-b")).isEqualTo(LockScripts.RENEWED);
+    }
+
+    @Test
+    void aFixedLeaseOrADelayedReleaseGoesOnInTheHash() {
+        long first = grant("owner-a", "1", true, false);
+        assertThat(release("owner-a", "1", first, true)).isEqualTo(LockScripts.FREED);
+        long fixed = grant("owner-b", "1", false, false);
+        assertThat(fixed).as("a later token, in the same run").isGreaterThan(first);
+        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
+        assertThat(hash()).containsEntry("owner", "owner-b").containsEntry("chain", Long.toString(first))
+            .containsEntry("fence", Long.toString(fixed));
+        assertThat(renew("owner-b")).as("a fixed lease").isEqualTo(LockScripts.NOT_RENEWED);
+
+        String delayed = "distlock:{delayed}:lock";
+        long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false)).run();
+        assertThat(this.scripts.release(delayed, "owner-a", new LockType.Release("1", token, true, "5000"),
+                "distlock:{delayed}:released", "test", "60000", "PUBLISH", true, true).run()).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("TYPE", delayed)).isEqualTo("hash");
+        assertThat(this.redis.lockField(delayed, "owner")).isEqualTo("(released)");
+        assertThat(this.scripts.acquire(delayed, "owner-b", new LockType.Grant("1", "10000", true, false, false)).run())
+            .as("held until the delay ends").isNegative();
+    }
+
+    @Test
+    void aRefusedWaiterMarksTheStringOnceKeepingItsExpiry() {
+        long fence = grant("owner-a", "1", true, false);
+        assertThat(grant("owner-b", "1", true, true)).as("refused, waiting").isNegative();
+        assertThat(grant("owner-c", "1", true, true)).as("refused, waiting").isNegative();
+        assertThat(this.redis.call("GET", KEY)).isEqualTo("owner-a 1 " + fence + " " + fence + " w");
+        assertThat(ttl()).isBetween(1L, 10_000L);
+        assertThat(renew("owner-a")).isEqualTo(LockScripts.RENEWED);
+        assertThat(ttl()).as("renewed").isGreaterThan(10_000L);
+
+        assertThat(release("owner-a", "1", fence, true)).isEqualTo(LockScripts.FREED);
+        assertThat(this.redis.call("GET", KEY)).as("the mark goes with the message").isEqualTo(fence + " " + fence);
+    }
+
+    @Test
+    void aRenewalOfAnotherOwnersOrAFreeStringLeavesItAlone() {
+        long fence = grant("owner-a", "1", true, false);
+        assertThat(renew("owner-b")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(renew("owner")).as("a token that begins the owner's").isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(release("owner-a", "1", fence, true)).isEqualTo(LockScripts.FREED);
+        long retention = ttl();
+        assertThat(renew(Long.toString(fence))).as("a free lock's token is no owner")
+            .isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(ttl()).isLessThanOrEqualTo(retention);
+        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("string");
+    }
+
+    private long grant(String owner, String holdId, boolean watched, boolean waiting) {
+        return this.scripts.acquire(KEY, owner, new LockType.Grant(holdId, "10000", watched, false, waiting)).run();
+    }
+
+    private long release(String owner, String holdId, long fence, boolean watched) {
+        return this.scripts.release(KEY, owner, new LockType.Release(holdId, fence, watched, "0"),
+                "distlock:{single}:released", "test", "60000", "PUBLISH", true, true).run();
+    }
+
+    private int renew(String owner) {
+        return this.scripts.renew(List.of(KEY), List.of(owner), "30000", true)[0];
+    }
+
+    private long ttl() {
+        return Long.parseLong(this.redis.call("PTTL", KEY));
+    }
+
+    private Map<String, String> hash() {
+        String[] entries = this.redis.call("HGETALL", KEY).split("\n");
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < entries.length; i += 2) {
+            fields.put(entries[i], entries[i + 1]);
+        }
+        return fields;
+    }
+
+    /** Per command, the calls Redis counted since the last CONFIG RESETSTAT (the scripts' commands included). */
+    private Map<String, Long> commandsRun() {
+        Map<String, Long> calls = new LinkedHashMap<>();
+        for (String line : this.redis.call("INFO", "commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")
+                    && !line.startsWith("cmdstat_config|")) {
+                String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+                calls.put(name, Long.parseLong(line.substring(line.indexOf("calls=") + 6, line.indexOf(','))));
+            }
+        }
+        return calls;
+    }
+}
