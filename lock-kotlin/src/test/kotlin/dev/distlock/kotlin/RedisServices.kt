@@ -26,7 +26,7 @@ class RedisServices(private val redis: RedisNode) : AutoCloseable {
     }
 
     /** Whether anybody holds the exclusive lock of the key, as Redis sees it. */
-    fun held(key: String): Boolean = redis.call("HEXISTS", "distlock:{$key}:lock", "owner") == "1"
+    fun held(key: String): Boolean = redis.lockField("distlock:{$key}:lock", "owner") != null
 
     override fun close() {
         resources.asReversed().forEach { it.close() }

@@ -65,13 +65,13 @@ class SuspendFunctionLockTest {
             runBlocking(Dispatchers.Default) {
                 val first = async { inventory.reserve("42") }
                 val token = probe.entered.await()
-                assertThat(redis.call("HEXISTS", "distlock:{stock:42}:lock", "owner")).isEqualTo("1")
+                assertThat(redis.lockField("distlock:{stock:42}:lock", "owner")).isNotNull()
                 // suspended, not returned: the lock stays held, and a second call is skipped with null
                 assertThat(inventory.reserve("42")).isNull()
                 assertThat(probe.calls).hasValue(1)
                 probe.finish.complete(Unit)
                 assertThat(withTimeout(10_000) { first.await() }).isEqualTo("reserved 42 under stock:42 ($token)")
-                assertThat(redis.call("HEXISTS", "distlock:{stock:42}:lock", "owner")).isEqualTo("0")
+                assertThat(redis.lockField("distlock:{stock:42}:lock", "owner")).isNull()
                 assertThat(currentLock()).`as`("the caller's own context").isNull()
             }
         }
@@ -101,7 +101,7 @@ class SuspendFunctionLockTest {
             executor.shutdown()
             assertThat(probe.counted).hasValue(100)
             assertThat(probe.overlaps).hasValue(0)
-            assertThat(redis.call("HEXISTS", "distlock:{counter}:lock", "owner")).isEqualTo("0")
+            assertThat(redis.lockField("distlock:{counter}:lock", "owner")).isNull()
         }
     }
 
@@ -144,9 +144,9 @@ class SuspendFunctionLockTest {
             val inventory = context.getBean(Inventory::class.java)
             runBlocking(Dispatchers.Default) {
                 val call = launch { inventory.hang("9") }
-                Await.until(limit, { redis.call("HEXISTS", "distlock:{hang:9}:lock", "owner") == "1" }, "locked")
+                Await.until(limit, { redis.lockField("distlock:{hang:9}:lock", "owner") != null }, "locked")
                 call.cancelAndJoin()
-                Await.until(limit, { redis.call("HEXISTS", "distlock:{hang:9}:lock", "owner") == "0" },
+                Await.until(limit, { redis.lockField("distlock:{hang:9}:lock", "owner") == null },
                     "the cancelled call's lock is released")
             }
         }
