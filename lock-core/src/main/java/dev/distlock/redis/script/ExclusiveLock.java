@@ -2,7 +2,10 @@ package dev.distlock.redis.script;
 
 import java.util.List;
 
-/** The plain lock: a hash {@code <prefix>:{key}:lock} (acquire.lua, release.lua, handoff.lua, renew.lua). */
+/**
+ * The plain lock: {@code <prefix>:{key}:lock}, a string in the single-hold layout or a hash (acquire.lua,
+ * single-hold.lua, release.lua, handoff.lua, renew.lua).
+ */
 final class ExclusiveLock extends LockType {
 
     /** The lock hash's suffix: {@code <prefix>:{key}:lock}, as {@link LockKeys#lockHash} names it. */
@@ -19,19 +22,19 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant);
+        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant, hold.mayBeSingleHold());
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return releasePlainHash(hold, HASH, release, true, true);
+        return releasePlainHash(hold, HASH, release, true, hold.mayBeSingleHold());
     }
 
     @Override
     public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant,
             boolean lastOfRun) {
         return this.context.scripts().handOff(lockHash(hold), hold.ownerToken(), release, next.ownerToken(), grant,
-                lastOfRun);
+                lastOfRun, hold.mayBeSingleHold());
     }
 
     @Override

@@ -83,14 +83,14 @@ public final class LockScripts {
             KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND);
 
     static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, WAITING);
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT);
 
     static final ScriptLayout<Long> RELEASE = ScriptLayout.load("release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
             FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE,
             PUBLISH_ONLY_TO_WAITERS, SINGLE_HOLD_LAYOUT);
 
     static final ScriptLayout<Long> HAND_OFF = ScriptLayout.load("handoff.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN);
+            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN, SINGLE_HOLD_LAYOUT);
 
     @SuppressWarnings("rawtypes")
     static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, SINGLE_HOLD_LAYOUT,
@@ -154,11 +154,13 @@ public final class LockScripts {
 
     /**
      * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, {@code 0} when a re-entry found the
-     * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
+     * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}. {@code singleHold}: the lock is most
+     * likely a string in the single-hold layout (see {@link LockTarget#mayBeSingleHold()}).
      */
-    ScriptCall acquire(String lockHash, String ownerToken, LockType.Grant grant) {
+    ScriptCall acquire(String lockHash, String ownerToken, LockType.Grant grant, boolean singleHold) {
         return grantCall(ACQUIRE, List.of(lockHash), ownerToken, grant, grantArguments(ACQUIRE, ownerToken, grant)
-            .set(WAITING, grant.waitingFlag()));
+            .set(WAITING, grant.waitingFlag())
+            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHold)));
     }
 
     /**
@@ -212,7 +214,7 @@ public final class LockScripts {
      * #NOT_HELD}, {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
      */
     ScriptCall handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
-            LockType.Grant grant, boolean lastOfRun) {
+            LockType.Grant grant, boolean lastOfRun, boolean singleHold) {
         return call(HAND_OFF.script(), List.of(lockHash), HAND_OFF.newArguments()
             .set(OWNER_TOKEN, ownerToken)
             .set(HOLD_ID, release.holdId())
@@ -221,14 +223,16 @@ public final class LockScripts {
             .set(NEW_HOLD_ID, grant.holdId())
             .set(LEASE_MILLIS, grant.leaseMillis())
             .set(WATCHDOG, grant.watchdogFlag())
-            .set(LAST_OF_RUN, lastOfRun ? "1" : "0")
+            .set(LAST_OF_RUN, LockType.flag(lastOfRun))
+            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHold))
             .toArray());
     }
 
     /**
      * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with {@code
      * publishOnlyToWaiters}, only when a waiting caller was refused since the last message); {@code
-     * singleHoldLayout} for the plain lock, whose key may be a string (single-hold.lua). Returns one of {@link
+     * singleHoldLayout} when the key is most likely a string in the single-hold layout (the plain lock's; see {@link
+     * LockTarget#mayBeSingleHold()}). Returns one of {@link
      * #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     ScriptCall release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
@@ -236,18 +240,19 @@ public final class LockScripts {
         return call(RELEASE.script(), List.of(lockHash),
                 releaseArguments(RELEASE, ownerToken, release, retentionMillis, channel, publishCommand)
                     .set(MESSAGE, message)
-                    .set(PUBLISH_ONLY_TO_WAITERS, publishOnlyToWaiters ? "1" : "0")
-                    .set(SINGLE_HOLD_LAYOUT, singleHoldLayout ? "1" : "0")
+                    .set(PUBLISH_ONLY_TO_WAITERS, LockType.flag(publishOnlyToWaiters))
+                    .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHoldLayout))
                     .toArray());
     }
 
     /**
-     * Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... {@code singleHoldLayout} for
-     * plain locks, whose keys may be strings (single-hold.lua).
+     * Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... {@code singleHoldLayout}
+     * when the keys are most likely strings in the single-hold layout (see {@link LockTarget#mayBeSingleHold()}).
      */
     int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis, boolean singleHoldLayout) {
-        return renewBatch(RENEW.arguments(ownerTokens.size()).set(SINGLE_HOLD_LAYOUT, singleHoldLayout ? "1" : "0"),
-                RENEW, lockHashes, ownerTokens, leaseMillis);
+        ScriptLayout<List>.Arguments arguments = RENEW.arguments(ownerTokens.size())
+            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHoldLayout));
+        return renewBatch(arguments, RENEW, lockHashes, ownerTokens, leaseMillis);
     }
 
     /**

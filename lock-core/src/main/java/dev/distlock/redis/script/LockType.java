@@ -156,17 +156,52 @@ public abstract class LockType {
 
     /**
      * renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}, or
-     * with {@code singleHoldLayout} also strings in the single-hold layout (the plain lock's).
+     * with {@code singleHoldLayout} also strings in the single-hold layout (the plain lock's): the holds that are most
+     * likely strings go in a call of their own.
      */
     final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis,
             boolean singleHoldLayout) {
+        // the guess is read once per hold: a concurrent re-entry may change it
+        boolean[] likelyStrings = new boolean[holds.size()];
+        int strings = 0;
+        for (int i = 0; i < likelyStrings.length; i++) {
+            likelyStrings[i] = singleHoldLayout && holds.get(i).mayBeSingleHold();
+            strings += likelyStrings[i] ? 1 : 0;
+        }
+        if (strings == 0 || strings == holds.size()) {
+            return renewPlainHashes(holds, suffix, leaseMillis, strings > 0, null, null);
+        }
+        // one call for the likely strings, one for the hashes: each reads its keys' likely form first
+        int[] renewed = new int[holds.size()];
+        renewPlainHashes(holds, suffix, leaseMillis, true, likelyStrings, renewed);
+        renewPlainHashes(holds, suffix, leaseMillis, false, likelyStrings, renewed);
+        return renewed;
+    }
+
+    /**
+     * renew.lua over {@code holds}, or with {@code into} over those whose guess in {@code likelyStrings} is {@code
+     * strings}, their answers written at their places in {@code into}.
+     */
+    private int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis,
+            boolean strings, boolean @Nullable [] likelyStrings, int @Nullable [] into) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
-        for (LockTarget hold : holds) {
-            hashes.add(name(hold, suffix));
-            tokens.add(hold.ownerToken());
+        for (int i = 0; i < holds.size(); i++) {
+            if (likelyStrings == null || likelyStrings[i] == strings) {
+                hashes.add(name(holds.get(i), suffix));
+                tokens.add(holds.get(i).ownerToken());
+            }
         }
-        return this.context.scripts().renew(hashes, tokens, leaseMillis, singleHoldLayout);
+        int[] renewed = this.context.scripts().renew(hashes, tokens, leaseMillis, strings);
+        if (likelyStrings == null || into == null) {
+            return renewed;
+        }
+        for (int i = 0, next = 0; i < likelyStrings.length; i++) {
+            if (likelyStrings[i] == strings) {
+                into[i] = renewed[next++];
+            }
+        }
+        return into;
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */
@@ -215,7 +250,7 @@ public abstract class LockType {
         }
     }
 
-    private static String flag(boolean value) {
+    static String flag(boolean value) {
         return value ? "1" : "0";
     }
 

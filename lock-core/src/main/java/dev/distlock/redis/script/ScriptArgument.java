@@ -83,7 +83,10 @@ public enum ScriptArgument {
     /** A fencing token to raise a record to (quorum mode). */
     RAISE_TO(false),
 
-    /** '1' for the plain lock, whose key may be a string in the single-hold layout; '0' for a lock always a hash. */
+    /**
+     * '1' when the plain lock's key is most likely a string in the single-hold layout, which the script then reads
+     * first; '0' reads the hash first (a fair lock's and a writer's are always hashes).
+     */
     SINGLE_HOLD_LAYOUT(true);
 
     private final boolean writtenIntoScript;

@@ -16,6 +16,8 @@
 -- ARGV[6]  RESTART_GRACE_MILLIS  0 for none
 -- ARGV[7]  WAITING               '1' when the caller waits if refused: a refusal then sets 'waiting', so that a
 --                                process handing the lock on among its own waiters (handoff.lua) knows others wait
+-- ARGV[8]  SINGLE_HOLD_LAYOUT    '1' when the key is most likely the single-hold layout's string (the owner has
+--                                had one watched acquisition at most); '0' reads the hash first
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone,
 -- -1 - (the holder's remaining lease in ms) when another owner holds it, or -1 - 2^40 - (ms) when the restart grace
 -- refuses a new grant.
@@ -24,10 +26,11 @@
 -- (What only a re-entry, a delayed release, a fresh key's grant or the hash needs is included inside its branch, so
 -- that a lock cycle's grant defines none of it.)
 -- A grant the watchdog renews reads the key as the single-hold layout's string first: a lock cycle's grant is GET and
--- SET ... PX. A fixed lease's reads the hash first (its grant makes one), and a string it meets becomes the hash.
+-- SET ... PX. A fixed lease's reads the hash first (its grant makes one), and so does an owner's re-entry once it has
+-- one; a string either meets becomes the hash.
 local watched = WATCHDOG == '1'
 local value -- GET's reply: false for no key, a table for a hash (WRONGTYPE); nil when not read
-if watched then
+if watched and SINGLE_HOLD_LAYOUT == '1' then
   value = redis.pcall('GET', KEYS[1])
 end
 if value == false then
@@ -132,6 +135,25 @@ if not lastFence then
   if graceLeft then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
   end
+end
+if watched then
+  -- a watched grant of a free lock turns the hash back into the single-hold layout's string
+  local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1])
+  if refused then
+    return refused
+  end
+  local token, chain
+  if lastFence then
+    token = lastFence + 1
+    chain = redis.call('HGET', KEYS[1], 'chain')
+  else
+    local now = redis.call('TIME')
+    token = now[1] * 1000000 + now[2]
+  end
+  local fence = string.format('%d', token)
+  redis.call('DEL', KEYS[1])
+  redis.call('SET', KEYS[1], OWNER_TOKEN .. ' ' .. HOLD_ID .. ' ' .. fence .. ' ' .. (chain or fence), 'PX', LEASE_MILLIS)
+  return token
 end
 local refused = refusedGrant and refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then

@@ -12,6 +12,7 @@
 -- ARGV[7]  WATCHDOG         '1' when the watchdog renews the new hold, '0' for a fixed lease
 -- ARGV[8]  LAST_OF_RUN      '1' when the process's run of hand-offs reached its bound: hand off only if no other
 --                           waiter was refused
+-- ARGV[9]  SINGLE_HOLD_LAYOUT  '1' when the key is most likely the single-hold layout's string (see acquire.lua)
 -- Returns the new fencing token (> 0) when handed off; otherwise nothing changed and it returns 0 when the releasing
 -- hold was released before, -1 when another owner holds the lock, -2 when nobody holds it, -3 when the owner has
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
@@ -19,7 +20,10 @@
 --#include acl-guard.lua (defines refusedGrant)
 -- The single-hold layout first: the owner's one hold handed to a new watched hold is one SET ... PX of the new owner's
 -- string, the run of grants and a refused waiter's mark kept. Anything else goes on in the hash, below.
-local value = redis.pcall('GET', KEYS[1])
+local value -- GET's reply: false for no key, a table for a hash (WRONGTYPE); nil when not read
+if SINGLE_HOLD_LAYOUT == '1' then
+  value = redis.pcall('GET', KEYS[1])
+end
 if value == false then
   return -2
 end
@@ -45,7 +49,16 @@ if type(value) == 'string' then
     return refused
   end
 end
-local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
+local state = redis.pcall('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
+if state.err then
+  -- the single-hold layout, read second: in the hash
+  --#include to-hash.lua (defines singleHold, toHash)
+  local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
+  if refused then
+    return refused
+  end
+  state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
+end
 if state[1] ~= OWNER_TOKEN then
   local token = tonumber(FENCING_TOKEN)
   local handed = state[3] and state[4] and tonumber(state[4]) <= token and token < tonumber(state[3])
@@ -69,12 +82,23 @@ end
 if LAST_OF_RUN == '1' and state[7] then
   return -4
 end
+local fence = tonumber(state[3]) + 1
+local watched = WATCHDOG == '1'
+if watched then
+  -- the one hold handed to a watched one: the hash turns back into the single-hold layout's string
+  local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1])
+  if refused then
+    return refused
+  end
+  redis.call('DEL', KEYS[1])
+  redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence) .. ' '
+    .. state[4] .. (state[7] and ' w' or ''), 'PX', LEASE_MILLIS)
+  return fence
+end
 local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then
   return refused
 end
-local fence = tonumber(state[3]) + 1
-local watched = WATCHDOG == '1'
 redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the old owner's renewed holds' count (see add-hold.lua)
 if watched then
   redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_OWNER_TOKEN, '1', NEW_HOLD_ID, 'w', 'fence',

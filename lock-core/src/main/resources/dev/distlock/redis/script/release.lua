@@ -14,16 +14,16 @@
 -- ARGV[10] PUBLISH_ONLY_TO_WAITERS  '1' to publish the release only when a waiting caller was refused since the
 --                                   last one ('waiting', set by acquire.lua): other processes' waiters always were;
 --                                   this process wakes its own without a message
--- ARGV[11] SINGLE_HOLD_LAYOUT       '1' for the plain lock, whose key may be a string (see single-hold.lua); '0' for
---                                   a lock that is always a hash (a writer's)
+-- ARGV[11] SINGLE_HOLD_LAYOUT       '1' when the key is most likely the single-hold layout's string (see
+--                                   acquire.lua); '0' reads the hash first (a writer's is always one)
 -- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was
 -- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
--- The single-hold layout first (see single-hold.lua): the owner's hold freed now is one SET ... PX of what a free lock
--- keeps, '<fence> <chain>'. Another owner's string, or none, answers as the hash would; this owner's delayed release
--- or retried call goes on in the hash, below.
-if SINGLE_HOLD_LAYOUT == '1' then
+-- The single-hold layout first (see single-hold.lua), for a hold the watchdog renews (only such a hold is ever a
+-- string): freed now, it is one SET ... PX of what a free lock keeps, '<fence> <chain>'. Another owner's string, or
+-- none, answers as the hash would; this owner's delayed release or retried call goes on in the hash, below.
+if SINGLE_HOLD_LAYOUT == '1' and WATCHDOG == '1' then
   local value = redis.pcall('GET', KEYS[1])
   if value == false then
     return -2
@@ -64,7 +64,16 @@ end
 -- keeps 'fence' and 'chain' for the token retention: with no owner, they mark this grant released (see
 -- notOwnerReply). A release that would publish checks the channel before the writes too. What only the other paths
 -- use is included after it, so that a lock cycle's release defines none of it.
-local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
+local state = redis.pcall('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
+if state.err then
+  -- a fixed lease's release met the single-hold layout (another owner's, or a free lock's): in the hash
+  --#include to-hash.lua (defines singleHold, toHash)
+  local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
+  if refused then
+    return refused
+  end
+  state = redis.call('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
+end
 if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS == '0' then
   local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
   local refused

@@ -4,7 +4,8 @@
 -- or six fields:
 --   held  '<owner token> <hold id> <fence> <chain>', then ' w' once a waiting caller was refused (the hash's 'waiting')
 --   free  '<fence> <chain>': what the hash keeps once its owner released it (see release.lua)
--- Owner tokens, hold ids and tokens hold no space. Every other state (more holds, a fixed lease, a delayed release)
+-- Owner tokens, hold ids and tokens hold no space, and an owner token (32 characters) is longer than any fencing token
+-- (16 digits at most), so a free lock's string never begins with one. Every other state (more holds, a fixed lease, a delayed release)
 -- is the hash: a script that needs one converts the string first (toHash), which changes no lock state, only its
 -- form, and keeps the key's expiry (see to-hash.lua). The hash never turns back into a string: it lasts until it expires.
 -- singleHold(value): the string's parts: owner token, hold id, fence, chain (the first two nil when free), and whether

@@ -116,14 +116,14 @@ class HandOffScriptTest {
     }
 
     private long acquire(String owner, String holdId, String leaseMillis, boolean waiting) {
-        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, this.watched, false, waiting))
+        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, this.watched, false, waiting), true)
             .run();
     }
 
     private long handOff(String owner, String holdId, long fence, String next, String nextHoldId, String leaseMillis,
             boolean lastOfRun) {
         return this.scripts.handOff(HASH, owner, new LockType.Release(holdId, fence, this.watched, "0"), next,
-                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun).run();
+                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun, true).run();
     }
 
     private long release(String owner, String holdId, long fence) {

@@ -167,7 +167,7 @@ class ReleaseScriptTest {
 
     /** A grant the watchdog renews ({@code watched}: the single-hold layout's string) or with a fixed lease (a hash). */
     private static long acquire(LockScripts scripts, String hash, String owner, String holdId, boolean watched) {
-        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", watched, false, false)).run();
+        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", watched, false, false), true).run();
     }
 
     /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */

@@ -94,7 +94,7 @@ class RenewScriptTest {
         String hash = "distlock:{renew4}:lock";
         long fence = grant(hash, "owner-a", "1", "10000", true);
         long handed = this.scripts.handOff(hash, "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
-                new LockType.Grant("2", "10000", true, false, false), false).run();
+                new LockType.Grant("2", "10000", true, false, false), false, true).run();
         assertThat(handed).isGreaterThan(fence);
 
         assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
@@ -113,7 +113,7 @@ class RenewScriptTest {
     }
 
     private long grant(String hash, String owner, String holdId, String leaseMillis, boolean watchdog) {
-        long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false, false))
+        long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false, false), true)
             .run();
         assertThat(fence).isPositive();
         return fence;

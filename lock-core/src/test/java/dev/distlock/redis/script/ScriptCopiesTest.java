@@ -46,15 +46,16 @@ class ScriptCopiesTest {
         this.redis.call("SCRIPT", "FLUSH");
         LockScripts scripts = new LockScripts(this.clients.template());
         ScriptCall call = scripts.acquire("distlock:{copy}:lock", "owner-a",
-                new LockType.Grant("hold-1", "10000", true, false, false));
-        assertThat(call.args()).as("the script's arguments, as its header declares them").hasSize(7);
+                new LockType.Grant("hold-1", "10000", true, false, false), true);
+        assertThat(call.args()).as("the script's arguments, as its header declares them").hasSize(8);
 
         assertThat(call.run()).isPositive();
 
         ScriptCopies.Copy<Long> copy = copyOf(LockScripts.ACQUIRE, call.args());
         assertThat(copy.arguments(call.args())).containsExactly("owner-a", "hold-1", "10000");
         assertThat(copy.script().getScriptAsString()).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, "
-                + "REENTRY, RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], '1', '0', '0', '0'");
+                + "REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], ARGV[3], '1', '0', '0', "
+                + "'0', '1'");
         assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
             .as("Redis ran the copy, not the script").isEqualTo("1\n0");
         assertThat(this.redis.lockField("distlock:{copy}:lock", "owner")).isEqualTo("owner-a");
@@ -66,17 +67,17 @@ class ScriptCopiesTest {
         StringRedisTemplate template = this.clients.template();
         LockScripts scripts = new LockScripts(template);
         String hash = "distlock:{alike}:lock";
-        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false));
+        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true);
         long fence = first.run();
 
         // the same grants and releases, sent as the script with every argument: the hash reads the same to both
-        ScriptCall other = scripts.acquire(hash, "owner-b", new LockType.Grant("1", "10000", false, false, true));
+        ScriptCall other = scripts.acquire(hash, "owner-b", new LockType.Grant("1", "10000", false, false, true), true);
         Long refused = template.execute(other.script(), other.keys(), other.args());
         assertThat(refused).as("held by owner-a").isLessThan(-1);
         assertThat(this.redis.lockField(hash, "waiting")).as("the refusal of a waiting caller").isEqualTo("1");
         assertThat(other.run()).as("the copy's refusal").isLessThan(-1);
 
-        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false));
+        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false), true);
         assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
         ScriptCall release = scripts.release(hash, "owner-a", new LockType.Release("2", fence, false, "0"),
                 "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true);
@@ -92,22 +93,22 @@ class ScriptCopiesTest {
     void eachSetOfValuesHasOneCopyAndOddValuesGoAsArguments() {
         ScriptLayout<Long> layout = ScriptLayout.load("acquire.lua", Long.class, ScriptArgument.OWNER_TOKEN,
                 ScriptArgument.HOLD_ID, ScriptArgument.LEASE_MILLIS, ScriptArgument.WATCHDOG, ScriptArgument.REENTRY,
-                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING);
+                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING, ScriptArgument.SINGLE_HOLD_LAYOUT);
         GuardedScript<Long> script = (GuardedScript<Long>) layout.script();
-        Object[] fixed = {"owner", "hold", "1000", "0", "0", "5000", "0"};
+        Object[] fixed = {"owner", "hold", "1000", "0", "0", "5000", "0", "1"};
         ScriptCopies.Copy<Long> copy = script.copyFor(fixed);
         assertThat(script.copyFor(fixed.clone())).isSameAs(copy);
-        assertThat(script.copyFor(new Object[] {"other", "hold-2", "2000", "0", "0", "5000", "0"}))
+        assertThat(script.copyFor(new Object[] {"other", "hold-2", "2000", "0", "0", "5000", "0", "1"}))
             .as("other per-call values").isSameAs(copy);
-        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "1", "0", "5000", "0"})).isNotSameAs(copy);
-        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "5000 or 1", "0"}))
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "1", "0", "5000", "0", "1"})).isNotSameAs(copy);
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "5000 or 1", "0", "1"}))
             .as("not a plain word").isNull();
         assertThat(script.copies().size()).isEqualTo(2);
         for (int grace = 0; script.copies().size() < ScriptCopies.MOST_COPIES; grace++) {
-            assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", Integer.toString(grace), "0"}))
+            assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", Integer.toString(grace), "0", "1"}))
                 .isNotNull();
         }
-        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "99999", "0"}))
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "99999", "0", "1"}))
             .as("one copy too many").isNull();
         assertThat(script.copyFor(fixed)).isSameAs(copy);
     }
@@ -116,7 +117,7 @@ class ScriptCopiesTest {
     void aReleaseIsSentAsACopyOnlyWhenItFreesTheLockNow() {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{later}:lock";
-        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false)).run();
+        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true).run();
         ScriptCall later = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "3000"),
                 "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
         ScriptCall now = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
@@ -140,13 +141,13 @@ class ScriptCopiesTest {
     void aCallWhoseCallerGaveUpIsNotLoadedAndRunAfterNoscript() throws Exception {
         LockScripts scripts = new LockScripts(this.clients.template(this.redis.port(), Duration.ofMillis(500)));
         String hash = "distlock:{gave-up}:lock";
-        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false))
+        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false), true)
             .run(); // the connection is open before the pause
         this.redis.call("SCRIPT", "FLUSH");
         this.redis.pause();
         try {
             CompletableFuture<Long> attempt = CompletableFuture.supplyAsync(() -> scripts
-                .acquire(hash, "owner-a", new LockType.Grant("1", "10000", true, false, false)).run());
+                .acquire(hash, "owner-a", new LockType.Grant("1", "10000", true, false, false), true).run());
             assertThatThrownBy(() -> attempt.get(10, TimeUnit.SECONDS)).as("the caller gives up after 500 ms")
                 .hasCauseInstanceOf(QueryTimeoutException.class);
         }
@@ -157,7 +158,7 @@ class ScriptCopiesTest {
         // second one
         for (int i = 0; i < 2; i++) {
             scripts.acquire("distlock:{after}:lock", "owner-b", new LockType.Grant(Integer.toString(i), "10000", false,
-                    false, false)).run();
+                    false, false), true).run();
         }
         assertThat(this.redis.lockField(hash, "owner")).as("the grant its caller gave up on").isNull();
     }

@@ -112,7 +112,8 @@ class ScriptLayoutTest {
     void theArgumentsAreNamedInTheScriptAndEachIncludeAppearsOnce() {
         String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
         assertThat(acquire).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, REENTRY, "
-                + "RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]");
+                + "RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], "
+                + "ARGV[6], ARGV[7], ARGV[8]");
         assertThat(acquire).doesNotContain("--#");
         // reenter.lua and new-grant.lua share add-hold.lua's and extend-lease.lua's functions: defined once
         assertThat(acquire.split("local function addHold\\(", -1)).hasSize(2);

@@ -67,7 +67,7 @@ class SingleHoldScriptTest {
     }
 
     @Test
-    void aReentryTurnsTheStringIntoTheHashItStandsForKeepingItsExpiry() {
+    void aReentryTurnsTheStringIntoTheHashItStandsForUntilTheLockIsFreeAgain() {
         long fence = grant("owner-a", "1", true, false);
         long expiry = ttl();
         assertThat(grant("owner-a", "2", true, false)).isEqualTo(fence);
@@ -80,8 +80,10 @@ class SingleHoldScriptTest {
         assertThat(release("owner-a", "1", fence, true)).isEqualTo(LockScripts.FREED);
         assertThat(hash()).isEqualTo(Map.of("fence", Long.toString(fence), "chain", Long.toString(fence)));
 
-        assertThat(grant("owner-b", "1", true, false)).as("the hash lasts: the run goes on in it").isEqualTo(fence + 1);
-        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
+        long next = grant("owner-b", "1", true, false);
+        assertThat(next).as("the run goes on").isEqualTo(fence + 1);
+        assertThat(this.redis.call("GET", KEY)).as("a watched grant turns the free hash back into the string")
+            .isEqualTo("owner-b 1 " + next + " " + fence);
         assertThat(renew("owner-b")).isEqualTo(LockScripts.RENEWED);
     }
 
@@ -97,12 +99,12 @@ class SingleHoldScriptTest {
         assertThat(renew("owner-b")).as("a fixed lease").isEqualTo(LockScripts.NOT_RENEWED);
 
         String delayed = "distlock:{delayed}:lock";
-        long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false)).run();
+        long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false), true).run();
         assertThat(this.scripts.release(delayed, "owner-a", new LockType.Release("1", token, true, "5000"),
                 "distlock:{delayed}:released", "test", "60000", "PUBLISH", true, true).run()).isEqualTo(LockScripts.FREED);
         assertThat(this.redis.call("TYPE", delayed)).isEqualTo("hash");
         assertThat(this.redis.lockField(delayed, "owner")).isEqualTo("(released)");
-        assertThat(this.scripts.acquire(delayed, "owner-b", new LockType.Grant("1", "10000", true, false, false)).run())
+        assertThat(this.scripts.acquire(delayed, "owner-b", new LockType.Grant("1", "10000", true, false, false), true).run())
             .as("held until the delay ends").isNegative();
     }
 
@@ -121,20 +123,41 @@ class SingleHoldScriptTest {
     }
 
     @Test
+    void aWrongGuessOfTheFormCostsACommandAndAnswersAlike() {
+        long fence = grant("owner-a", "1", true, false);
+        assertThat(this.scripts.renew(List.of(KEY), List.of("owner-a"), "30000", false)[0]).as("the hash guessed")
+            .isEqualTo(LockScripts.RENEWED);
+        assertThat(this.scripts.acquire(KEY, "owner-a", new LockType.Grant("2", "10000", true, true, false), false)
+            .run()).as("a re-entry guessing the hash").isEqualTo(fence);
+        assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
+        assertThat(renew("owner-a")).as("the string guessed").isEqualTo(LockScripts.RENEWED);
+        assertThat(release("owner-a", "2", fence, true)).isEqualTo(LockScripts.STILL_HELD);
+
+        long handed = this.scripts.handOff(KEY, "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
+                new LockType.Grant("9", "10000", true, false, true), false, true).run();
+        assertThat(handed).isEqualTo(fence + 1);
+        assertThat(this.redis.call("GET", KEY)).as("handed to one watched hold: the string again")
+            .isEqualTo("owner-b 9 " + handed + " " + fence);
+        assertThat(this.scripts.handOff(KEY, "owner-b", new LockType.Release("9", handed, true, "0"), "owner-c",
+                new LockType.Grant("3", "10000", true, false, true), false, false).run()).as("the hash guessed")
+            .isEqualTo(handed + 1);
+        assertThat(this.redis.call("GET", KEY)).isEqualTo("owner-c 3 " + (handed + 1) + " " + fence);
+    }
+
+    @Test
     void aRenewalOfAnotherOwnersOrAFreeStringLeavesItAlone() {
         long fence = grant("owner-a", "1", true, false);
         assertThat(renew("owner-b")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
         assertThat(renew("owner")).as("a token that begins the owner's").isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
         assertThat(release("owner-a", "1", fence, true)).isEqualTo(LockScripts.FREED);
         long retention = ttl();
-        assertThat(renew(Long.toString(fence))).as("a free lock's token is no owner")
-            .isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(renew("owner-a")).as("released").isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
         assertThat(ttl()).isLessThanOrEqualTo(retention);
         assertThat(this.redis.call("TYPE", KEY)).isEqualTo("string");
     }
 
     private long grant(String owner, String holdId, boolean watched, boolean waiting) {
-        return this.scripts.acquire(KEY, owner, new LockType.Grant(holdId, "10000", watched, false, waiting)).run();
+        return this.scripts.acquire(KEY, owner, new LockType.Grant(holdId, "10000", watched, false, waiting), true).run();
     }
 
     private long release(String owner, String holdId, long fence, boolean watched) {
