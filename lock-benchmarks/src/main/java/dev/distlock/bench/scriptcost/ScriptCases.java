@@ -36,10 +36,6 @@ public final class ScriptCases {
 
     private static final int RENEW_BATCH = 100;
 
-    /** Redisson's renewal loop (HEXISTS, then PEXPIRE without GT) on distlock's hashes, keys and tokens. */
-    private static final String REDISSON_SCRIPT_ON_OUR_HASHES = "renew: Redisson's loop on distlock's hashes, "
-            + RENEW_BATCH + " per call, per lock";
-
     private final Map<LockMode, LockType> types;
 
     private final Map<LockMode, LockType> typesWithoutGrace;
@@ -68,15 +64,10 @@ public final class ScriptCases {
         IntFunction<ScriptCall> grant = i -> exclusive.acquireCall(holder(exclusive, i, "a"), watched("1"));
         cases.add(of("acquire: new grant, watchdog lease", "the common uncontended acquire", List.of(), grant,
                 positive()));
-        cases.add(Baseline.of("acquire.lua", "acquire: new grant", List.of(), grant, null, positive())
-            .comparedWith("acquire: new grant, watchdog lease"));
         IntFunction<ScriptCall> otherFreed = i -> exclusive.releaseCall(holder(exclusive, i, "b"), releaseOf("1"));
-        cases.add(of("acquire: new grant after another owner's release", "a lock cycle's acquire: the hash is kept",
+        cases.add(of("acquire: new grant after another owner's release", "a lock cycle's acquire: the key is kept",
                 List.of(i -> exclusive.acquireCall(holder(exclusive, i, "b"), watched("1")), otherFreed), grant,
                 positive()));
-        cases.add(Baseline.of("acquire.lua", "acquire: new grant after another owner's release",
-                List.of(i -> exclusive.acquireCall(holder(exclusive, i, "b"), watched("1")), otherFreed), grant,
-                null, positive()));
         cases.add(of("acquire: the same, no restart grace", "the restart grace's EXISTS (and its arguments)",
                 List.of(), i -> this.typesWithoutGrace.get(LockMode.EXCLUSIVE)
                     .acquireCall(holder(exclusive, i, "a"), watched("1")), positive()));
@@ -87,24 +78,16 @@ public final class ScriptCases {
         IntFunction<ScriptCall> reentry = i -> exclusive.acquireCall(holder(exclusive, i, "a"),
                 new LockType.Grant("2", LEASE, true, true, false));
         cases.add(of("acquire: re-entry", "a second hold of the owner", List.of(grant), reentry, positive()));
-        cases.add(Baseline.of("acquire.lua", "acquire: re-entry", List.of(grant), reentry, null,
-                positive()));
         IntFunction<ScriptCall> refusal = i -> exclusive.acquireCall(holder(exclusive, i, "b"),
                 new LockType.Grant("1", LEASE, true, false, true));
         cases.add(of("acquire: refused, caller waits", "a refusal that marks 'waiting'", List.of(grant), refusal,
                 reply -> reply < 0));
-        cases.add(Baseline.of("acquire.lua", "acquire: refused, caller waits", List.of(grant), refusal,
-                null, reply -> reply < 0));
 
         IntFunction<ScriptCall> release = i -> exclusive.releaseCall(holder(exclusive, i, "a"), releaseOf("1"));
         cases.add(of("release: last hold, nobody waited", "the common release (no PUBLISH)", List.of(grant), release,
                 equal(1)));
-        cases.add(Baseline.of("release.lua", "release: last hold, nobody waited", List.of(grant), release,
-                null, equal(1)));
         cases.add(of("release: last hold, a waiter was refused", "+ PUBLISH to a channel nobody listens to",
                 List.of(grant, refusedWaiter(exclusive)), release, equal(1)));
-        cases.add(Baseline.of("release.lua", "release: last hold, a waiter was refused",
-                List.of(grant, refusedWaiter(exclusive)), release, null, equal(1)));
         addVariant(cases, "release: nobody waited, no ACL guard", "the ACL guard", List.of(grant), release,
                 ScriptCases::noGuard, equal(1));
         addVariant(cases, "release: nobody waited, keeps nothing", "what a release keeps ('fence', 'chain')",
@@ -117,17 +100,10 @@ public final class ScriptCases {
                 holder(exclusive, i, "b"), watched("1"), false);
         cases.add(of("handoff: to a waiter of the same process", "release and grant in one call", List.of(grant),
                 handOff, positive()));
-        cases.add(Baseline.of("handoff.lua", "handoff: to a waiter of the same process", List.of(grant), handOff,
-                null, positive()));
         cases.add(renewal("renew: one lock per call", exclusive, 1, null));
-        cases.add(renewal("renew: one lock per call" + Baseline.BEFORE, exclusive, 1,
-                Baseline.script("renew.lua", List.class)));
         cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock", exclusive, RENEW_BATCH, null));
         cases.add(OneFieldRenewal.of("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH
                 + " per call, per lock", this.redis, RENEW_BATCH, LEASE));
-        cases.add(renewal(REDISSON_SCRIPT_ON_OUR_HASHES, exclusive, RENEW_BATCH, OneFieldRenewal.RENEW));
-        cases.add(renewal("renew: " + RENEW_BATCH + " locks per call, per lock" + Baseline.BEFORE, exclusive,
-                RENEW_BATCH, Baseline.script("renew.lua", List.class)));
 
         for (LockMode mode : List.of(LockMode.FAIR, LockMode.READ, LockMode.WRITE)) {
             LockType type = this.types.get(mode);
@@ -169,29 +145,21 @@ public final class ScriptCases {
     }
 
     /**
-     * Each baseline row is compared with today's row of the same name (or the row it names), each A/B variant and
-     * each part with the row it takes something out of or adds to.
+     * Each A/B variant and each part is compared with the row it takes something out of or adds to.
      */
     private static List<CostCase> grouped(List<CostCase> cases) {
         Map<String, String> references = Map.ofEntries(
-                Map.entry("acquire: new grant" + Baseline.BEFORE, "acquire: new grant, watchdog lease"),
                 Map.entry("acquire: the same, no restart grace", "acquire: new grant, watchdog lease"),
                 Map.entry("acquire: the same, no ACL guard", "acquire: new grant, watchdog lease"),
                 Map.entry("acquire: new grant, fixed lease", "acquire: new grant, watchdog lease"),
                 Map.entry("release: nobody waited, no ACL guard", "release: last hold, nobody waited"),
                 Map.entry("release: nobody waited, keeps nothing", "release: last hold, nobody waited"),
                 Map.entry("renew: one-field hashes (Redisson's shape), " + RENEW_BATCH + " per call, per lock",
-                        "renew: " + RENEW_BATCH + " locks per call, per lock"),
-                Map.entry(REDISSON_SCRIPT_ON_OUR_HASHES, "renew: " + RENEW_BATCH + " locks per call, per lock"));
-        List<String> names = cases.stream().map(CostCase::name).toList();
+                        "renew: " + RENEW_BATCH + " locks per call, per lock"));
         List<CostCase> grouped = new ArrayList<>();
         for (CostCase testCase : cases) {
             String name = testCase.name();
             String reference = references.get(name);
-            if (reference == null && name.endsWith(Baseline.BEFORE)) {
-                reference = names.stream().filter(other -> other.equals(name.replace(Baseline.BEFORE, "")))
-                    .findFirst().orElse(null);
-            }
             if (reference == null && name.endsWith(", numbers as text")) {
                 reference = name.replace(", numbers as text", "");
             }
@@ -281,13 +249,12 @@ public final class ScriptCases {
     }
 
     /**
-     * A freeing release deletes the hash instead of keeping 'fence' and 'chain' for a retried call (and the next
-     * grant's token). Fails when release.lua's freeing writes are not found, so that the row never measures the
-     * script against itself.
+     * A freeing release deletes the key instead of keeping the token and its run for a retried call (and the next
+     * grant's token). Fails when release.lua's freeing write of the single-hold layout is not found, so that the row
+     * never measures the script against itself.
      */
     static String keepNothing(String script) {
-        String kept = script.replaceAll("redis\\.call\\('HDEL', KEYS\\[1\\], HOLD_ID, 'owner'[^\\n]*\\n"
-                + "redis\\.call\\('PEXPIRE', KEYS\\[1\\], TOKEN_RETENTION_MILLIS\\)\\n",
+        String kept = script.replaceAll("redis\\.call\\('SET', KEYS\\[1\\], string\\.sub\\(value, #held \\+ 1[^\\n]*\\n",
                 "redis.call('DEL', KEYS[1])\n");
         if (kept.equals(script)) {
             throw new IllegalStateException("release.lua's freeing writes changed: update ScriptCases.keepNothing");
