@@ -34,6 +34,9 @@ import dev.distlock.test.RedisServers;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AccessControlTest {
 
+    /** A fixed lease: its grant is the hash's (HSET, then PEXPIRE), not the single-hold layout's one SET ... PX. */
+    private static final LockOptions FIXED_LEASE = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30));
+
     private static RedisServers servers;
 
     private static RedisNode redis;
@@ -155,7 +158,8 @@ class AccessControlTest {
 
         redis.call("ACL", "SETUSER", "revoked", "-pexpire");
         try {
-            assertThatThrownBy(() -> locks.acquire("second")).isInstanceOf(LockPermissionException.class)
+            // a fixed lease's grant writes the hash, then its expiry (a watched grant's SET ... PX is one command)
+            assertThatThrownBy(() -> locks.acquire("second", FIXED_LEASE)).isInstanceOf(LockPermissionException.class)
                 .hasMessageContaining("PEXPIRE")
                 .hasMessageNotContaining("could not be reached");
             assertThat(redis.call("EXISTS", "revoked:{second}:lock")).as("no half-written lock").isEqualTo("0");
@@ -211,7 +215,7 @@ class AccessControlTest {
         try (LockHandle held = locks.acquire("works")) {
             assertThat(held.isHeld()).isTrue();
         }
-        aRefusalPutsTheGuardBack("all", locks::acquire);
+        aRefusalPutsTheGuardBack("all", key -> locks.acquire(key, FIXED_LEASE));
     }
 
     @Test
@@ -219,7 +223,7 @@ class AccessControlTest {
         RedisLockService locks = unrestrictedUser("async");
         aRefusalPutsTheGuardBack("async", key -> {
             try {
-                locks.async().acquire(key, LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+                locks.async().acquire(key, FIXED_LEASE).get(10, TimeUnit.SECONDS);
             }
             catch (ExecutionException ex) {
                 throw ex.getCause(); // as the blocking call throws it
@@ -228,9 +232,9 @@ class AccessControlTest {
     }
 
     /**
-     * For {@link #unrestrictedUser}'s service, running without the guard: a grant that meets a revoked PEXPIRE stops
-     * half-way (its hash written, its expiry refused), and that refusal puts the guard back, so the next grant is
-     * refused whole.
+     * For {@link #unrestrictedUser}'s service, running without the guard: a fixed lease's grant that meets a revoked
+     * PEXPIRE stops half-way (its hash written, its expiry refused), and that refusal puts the guard back, so the next
+     * grant is refused whole.
      */
     private void aRefusalPutsTheGuardBack(String prefix, Acquisition acquire) {
         try {
@@ -265,9 +269,31 @@ class AccessControlTest {
 
         redis.call("ACL", "SETUSER", "revoked", "-pexpire");
         try {
-            assertThatThrownBy(() -> locks.acquire("first")).isInstanceOf(LockPermissionException.class)
+            assertThatThrownBy(() -> locks.acquire("first", FIXED_LEASE)).isInstanceOf(LockPermissionException.class)
                 .hasMessageContaining("PEXPIRE command on the lock keys");
             assertThat(redis.call("EXISTS", "exact:{first}:lock")).as("nothing half-written").isEqualTo("0");
+        }
+        finally {
+            redis.call("ACL", "DELUSER", "revoked");
+        }
+    }
+
+    @Test
+    void aWatchedGrantAndReleaseRefusedTheirSetWriteNothing() {
+        RedisLockService locks = revocableUser("single");
+        locks.acquire("works").release(); // the restart grace's marker is written while SET is granted
+        LockHandle held = locks.acquire("held"); // the single-hold layout's string
+        String before = redis.call("GET", "single:{held}:lock");
+
+        redis.call("ACL", "SETUSER", "revoked", "-set");
+        try {
+            assertThatThrownBy(() -> locks.acquire("first")).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("SET command on the lock keys");
+            assertThat(redis.call("EXISTS", "single:{first}:lock")).as("nothing written").isEqualTo("0");
+            assertThatThrownBy(held::release).isInstanceOf(LockPermissionException.class)
+                .hasMessageContaining("SET command on the lock keys");
+            assertThat(redis.call("GET", "single:{held}:lock")).as("still held, as it was").isEqualTo(before);
+            assertThat(Long.parseLong(redis.call("PTTL", "single:{held}:lock"))).isPositive();
         }
         finally {
             redis.call("ACL", "DELUSER", "revoked");
