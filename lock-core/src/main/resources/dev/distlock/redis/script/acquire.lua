@@ -94,7 +94,7 @@ end
 -- branch it saves, so a cycle's grant reads these two only; 'until' is read where a delayed release needs it.
 local state = redis.pcall('HMGET', KEYS[1], 'owner', 'fence')
 if state.err then
-  -- a fixed lease's grant met the single-hold layout: in the hash
+  -- the single-hold layout, read second (a fixed lease's grant, or a wrong guess of the form): in the hash
   --#include to-hash.lua (defines singleHold, toHash)
   local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
   if refused then

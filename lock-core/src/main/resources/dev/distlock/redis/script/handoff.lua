@@ -51,7 +51,7 @@ if type(value) == 'string' then
 end
 local state = redis.pcall('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
 if state.err then
-  -- the single-hold layout, read second: in the hash
+  -- the single-hold layout, read second (a wrong guess of the form): in the hash
   --#include to-hash.lua (defines singleHold, toHash)
   local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
   if refused then

@@ -66,7 +66,7 @@ end
 -- use is included after it, so that a lock cycle's release defines none of it.
 local state = redis.pcall('HMGET', KEYS[1], 'owner', 'holds', HOLD_ID, 'waiting')
 if state.err then
-  -- a fixed lease's release met the single-hold layout (another owner's, or a free lock's): in the hash
+  -- the single-hold layout, read second (a fixed lease's release, or a wrong guess of the form): in the hash
   --#include to-hash.lua (defines singleHold, toHash)
   local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
   if refused then
