@@ -254,7 +254,8 @@ public final class ScriptCases {
      * never measures the script against itself.
      */
     static String keepNothing(String script) {
-        String kept = script.replaceAll("redis\\.call\\('SET', KEYS\\[1\\], string\\.sub\\(value, #held \\+ 1[^\\n]*\\n",
+        String kept = script.replaceAll(
+                "redis\\.call\\('SET', KEYS\\[1\\], string\\.sub\\(value, #held \\+ 1[^\\n]*\\n",
                 "redis.call('DEL', KEYS[1])\n");
         if (kept.equals(script)) {
             throw new IllegalStateException("release.lua's freeing writes changed: update ScriptCases.keepNothing");

@@ -61,7 +61,7 @@ public final class Hold implements LockTarget {
     /** Whether the watchdog renews this hold. */
     volatile boolean watched;
 
-    /** Whether the hold has had a second acquisition or a fixed-lease one: its lock is then a hash (single-hold.lua). */
+    /** Whether the hold has had a second acquisition or a fixed-lease one: its lock is a hash (single-hold.lua). */
     private volatile boolean shared;
 
     /** The first handle of the hold: the one listeners are told about when the lease is lost. */

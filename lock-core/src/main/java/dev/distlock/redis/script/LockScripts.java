@@ -112,6 +112,8 @@ public final class LockScripts {
     /** The grant scripts {@link #acknowledged} runs (those {@link #grantCall} was given). */
     private final Set<RedisScript<Long>> grantScripts = ConcurrentHashMap.newKeySet();
 
+    private final RenewalScripts renewals;
+
     public LockScripts(StringRedisTemplate redis) {
         this(redis, RestartGrace.none());
     }
@@ -130,6 +132,7 @@ public final class LockScripts {
         this.restartGrace = restartGrace;
         this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), this.aclGuard::noteFailure);
         this.acknowledged = acknowledged;
+        this.renewals = new RenewalScripts(redis, acknowledged, this.aclGuard);
     }
 
     /**
@@ -245,50 +248,9 @@ public final class LockScripts {
                     .toArray());
     }
 
-    /**
-     * Runs renew.lua over one batch of locks in one slot: per lock, {@link #RENEWED}, ... {@code singleHoldLayout}
-     * when the keys are most likely strings in the single-hold layout (see {@link LockTarget#mayBeSingleHold()}).
-     */
-    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis, boolean singleHoldLayout) {
-        ScriptLayout<List>.Arguments arguments = RENEW.arguments(ownerTokens.size())
-            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHoldLayout));
-        return renewBatch(arguments, RENEW, lockHashes, ownerTokens, leaseMillis);
-    }
-
-    /**
-     * Runs a renewal script that takes the lease then one owner token per lock, and answers per lock
-     * {@link #RENEWED}, {@link #NOT_HELD_BY_OWNER} or {@link #NOT_RENEWED}.
-     */
-    @SuppressWarnings("rawtypes")
-    int[] renewBatch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
-        return renewBatch(layout.arguments(ownerTokens.size()), layout, keys, ownerTokens, leaseMillis);
-    }
-
-    @SuppressWarnings("rawtypes")
-    private int[] renewBatch(ScriptLayout<List>.Arguments arguments, ScriptLayout<List> layout, List<String> keys,
-            List<String> ownerTokens, String leaseMillis) {
-        arguments.set(LEASE_MILLIS, leaseMillis);
-        for (int i = 0; i < ownerTokens.size(); i++) {
-            arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));
-        }
-        Object[] args = arguments.toArray();
-        List<?> replies;
-        try {
-            replies = (this.acknowledged != null) ? this.acknowledged.renew(layout.script(), keys, args)
-                    : this.redis.execute(layout.script(), keys, args);
-        }
-        catch (RuntimeException ex) {
-            this.aclGuard.noteFailure(ex);
-            throw ex;
-        }
-        if (replies == null) {
-            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
-        }
-        int[] renewed = new int[ownerTokens.size()];
-        for (int i = 0; i < renewed.length; i++) {
-            renewed[i] = ((Number) replies.get(i)).intValue();
-        }
-        return renewed;
+    /** Runs the renewal scripts (renew.lua and the other lock types'), a batch of locks in one slot per call. */
+    RenewalScripts renewals() {
+        return this.renewals;
     }
 
     /** A call of an integer-answering script, with its arguments in ARGV order. */

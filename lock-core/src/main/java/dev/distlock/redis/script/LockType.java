@@ -192,7 +192,7 @@ public abstract class LockType {
                 tokens.add(holds.get(i).ownerToken());
             }
         }
-        int[] renewed = this.context.scripts().renew(hashes, tokens, leaseMillis, strings);
+        int[] renewed = this.context.scripts().renewals().renew(hashes, tokens, leaseMillis, strings);
         if (likelyStrings == null || into == null) {
             return renewed;
         }

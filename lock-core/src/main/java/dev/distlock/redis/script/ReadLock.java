@@ -77,7 +77,7 @@ final class ReadLock extends LockType {
             keys.add(reader(hold));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewBatch(RENEW, keys, tokens, leaseMillis);
+        return this.context.scripts().renewals().batch(RENEW, keys, tokens, leaseMillis);
     }
 
     @Override

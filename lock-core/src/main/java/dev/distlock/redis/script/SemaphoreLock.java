@@ -119,7 +119,7 @@ final class SemaphoreLock extends LockType {
             keys.add(holder(hold));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewBatch(RENEW, keys, tokens, leaseMillis);
+        return this.context.scripts().renewals().batch(RENEW, keys, tokens, leaseMillis);
     }
 
     @Override

@@ -116,7 +116,8 @@ class HandOffScriptTest {
     }
 
     private long acquire(String owner, String holdId, String leaseMillis, boolean waiting) {
-        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, this.watched, false, waiting), true)
+        return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, this.watched, false,
+                waiting), true)
             .run();
     }
 

@@ -42,11 +42,13 @@ class ReleaseScriptTest {
         assertThat(acquire(scripts, hash, "owner-a", "2", watched)).isEqualTo(fence);
 
         assertThat(release(scripts, hash, "owner-a", "2", fence, watched)).isEqualTo(LockScripts.STILL_HELD);
-        assertThat(release(scripts, hash, "owner-a", "2", fence, watched)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "2", fence, watched)).as("retry")
+            .isEqualTo(LockScripts.ALREADY_RELEASED);
         assertThat(this.redis.lockField(hash, "owner")).isEqualTo("owner-a");
 
         assertThat(release(scripts, hash, "owner-a", "1", fence, watched)).isEqualTo(LockScripts.FREED);
-        assertThat(release(scripts, hash, "owner-a", "1", fence, watched)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "1", fence, watched)).as("retry")
+            .isEqualTo(LockScripts.ALREADY_RELEASED);
     }
 
     /**
@@ -63,7 +65,8 @@ class ReleaseScriptTest {
         assertThat(LockFields.of(this.redis, hash).keySet()).as("what a free lock keeps")
             .containsExactlyInAnyOrder("fence", "chain");
 
-        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).as("retry").isEqualTo(LockScripts.ALREADY_RELEASED);
+        assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).as("retry")
+            .isEqualTo(LockScripts.ALREADY_RELEASED);
         assertThat(release(scripts, hash, "owner-z", "1", fenceA + 1, watched)).as("a later token, never granted here")
             .isEqualTo(LockScripts.NOT_HELD);
         assertThat(release(scripts, hash, "owner-y", "1", fenceA - 1, watched)).as("an earlier token, before the run")
@@ -165,7 +168,7 @@ class ReleaseScriptTest {
             .as("a token never granted here").isEqualTo(LockScripts.NOT_HELD);
     }
 
-    /** A grant the watchdog renews ({@code watched}: the single-hold layout's string) or with a fixed lease (a hash). */
+    /** A watched grant ({@code watched}: the single-hold layout's string), or one with a fixed lease (a hash). */
     private static long acquire(LockScripts scripts, String hash, String owner, String holdId, boolean watched) {
         return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", watched, false, false), true).run();
     }

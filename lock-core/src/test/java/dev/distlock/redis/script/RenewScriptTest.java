@@ -113,7 +113,8 @@ class RenewScriptTest {
     }
 
     private long grant(String hash, String owner, String holdId, String leaseMillis, boolean watchdog) {
-        long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false, false), true)
+        long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false,
+                false), true)
             .run();
         assertThat(fence).isPositive();
         return fence;
@@ -125,7 +126,7 @@ class RenewScriptTest {
     }
 
     private int renew(String hash, String owner) {
-        return this.scripts.renew(List.of(hash), List.of(owner), LONG_LEASE, true)[0];
+        return this.scripts.renewals().renew(List.of(hash), List.of(owner), LONG_LEASE, true)[0];
     }
 
     private long ttl(String hash) {

@@ -54,8 +54,8 @@ class ScriptCopiesTest {
         ScriptCopies.Copy<Long> copy = copyOf(LockScripts.ACQUIRE, call.args());
         assertThat(copy.arguments(call.args())).containsExactly("owner-a", "hold-1", "10000");
         assertThat(copy.script().getScriptAsString()).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, "
-                + "REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], ARGV[3], '1', '0', '0', "
-                + "'0', '1'");
+                + "REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], ARGV[3], '1', "
+                + "'0', '0', '0', '1'");
         assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
             .as("Redis ran the copy, not the script").isEqualTo("1\n0");
         assertThat(this.redis.lockField("distlock:{copy}:lock", "owner")).isEqualTo("owner-a");
@@ -67,7 +67,8 @@ class ScriptCopiesTest {
         StringRedisTemplate template = this.clients.template();
         LockScripts scripts = new LockScripts(template);
         String hash = "distlock:{alike}:lock";
-        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true);
+        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false),
+                true);
         long fence = first.run();
 
         // the same grants and releases, sent as the script with every argument: the hash reads the same to both
@@ -77,13 +78,16 @@ class ScriptCopiesTest {
         assertThat(this.redis.lockField(hash, "waiting")).as("the refusal of a waiting caller").isEqualTo("1");
         assertThat(other.run()).as("the copy's refusal").isLessThan(-1);
 
-        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false), true);
+        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false),
+                true);
         assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
         ScriptCall release = scripts.release(hash, "owner-a", new LockType.Release("2", fence, false, "0"),
                 "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true);
-        assertThat(template.execute(release.script(), release.keys(), release.args())).isEqualTo(LockScripts.STILL_HELD);
+        assertThat(template.execute(release.script(), release.keys(), release.args()))
+            .isEqualTo(LockScripts.STILL_HELD);
         assertThat(scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
-                "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true).run()).isEqualTo(LockScripts.FREED);
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true).run())
+                    .isEqualTo(LockScripts.FREED);
         assertThat(LockFields.of(this.redis, hash).keySet()).containsExactlyInAnyOrder("fence", "chain");
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the token retention written into the copy")
             .isBetween(50_000L, 60_000L);
@@ -100,12 +104,14 @@ class ScriptCopiesTest {
         assertThat(script.copyFor(fixed.clone())).isSameAs(copy);
         assertThat(script.copyFor(new Object[] {"other", "hold-2", "2000", "0", "0", "5000", "0", "1"}))
             .as("other per-call values").isSameAs(copy);
-        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "1", "0", "5000", "0", "1"})).isNotSameAs(copy);
+        assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "1", "0", "5000", "0", "1"}))
+            .isNotSameAs(copy);
         assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "5000 or 1", "0", "1"}))
             .as("not a plain word").isNull();
         assertThat(script.copies().size()).isEqualTo(2);
         for (int grace = 0; script.copies().size() < ScriptCopies.MOST_COPIES; grace++) {
-            assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", Integer.toString(grace), "0", "1"}))
+            assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", Integer.toString(grace), "0",
+                    "1"}))
                 .isNotNull();
         }
         assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "99999", "0", "1"}))
@@ -117,7 +123,8 @@ class ScriptCopiesTest {
     void aReleaseIsSentAsACopyOnlyWhenItFreesTheLockNow() {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{later}:lock";
-        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true).run();
+        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true)
+            .run();
         ScriptCall later = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "3000"),
                 "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
         ScriptCall now = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
@@ -141,7 +148,8 @@ class ScriptCopiesTest {
     void aCallWhoseCallerGaveUpIsNotLoadedAndRunAfterNoscript() throws Exception {
         LockScripts scripts = new LockScripts(this.clients.template(this.redis.port(), Duration.ofMillis(500)));
         String hash = "distlock:{gave-up}:lock";
-        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false), true)
+        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false),
+                true)
             .run(); // the connection is open before the pause
         this.redis.call("SCRIPT", "FLUSH");
         this.redis.pause();

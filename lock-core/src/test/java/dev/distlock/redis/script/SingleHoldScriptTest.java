@@ -99,12 +99,15 @@ class SingleHoldScriptTest {
         assertThat(renew("owner-b")).as("a fixed lease").isEqualTo(LockScripts.NOT_RENEWED);
 
         String delayed = "distlock:{delayed}:lock";
-        long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false), true).run();
+        long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false),
+                true).run();
         assertThat(this.scripts.release(delayed, "owner-a", new LockType.Release("1", token, true, "5000"),
-                "distlock:{delayed}:released", "test", "60000", "PUBLISH", true, true).run()).isEqualTo(LockScripts.FREED);
+                "distlock:{delayed}:released", "test", "60000", "PUBLISH", true, true).run())
+                    .isEqualTo(LockScripts.FREED);
         assertThat(this.redis.call("TYPE", delayed)).isEqualTo("hash");
         assertThat(this.redis.lockField(delayed, "owner")).isEqualTo("(released)");
-        assertThat(this.scripts.acquire(delayed, "owner-b", new LockType.Grant("1", "10000", true, false, false), true).run())
+        assertThat(this.scripts.acquire(delayed, "owner-b", new LockType.Grant("1", "10000", true, false, false),
+                true).run())
             .as("held until the delay ends").isNegative();
     }
 
@@ -125,8 +128,8 @@ class SingleHoldScriptTest {
     @Test
     void aWrongGuessOfTheFormCostsACommandAndAnswersAlike() {
         long fence = grant("owner-a", "1", true, false);
-        assertThat(this.scripts.renew(List.of(KEY), List.of("owner-a"), "30000", false)[0]).as("the hash guessed")
-            .isEqualTo(LockScripts.RENEWED);
+        assertThat(this.scripts.renewals().renew(List.of(KEY), List.of("owner-a"), "30000", false)[0])
+            .as("the hash guessed").isEqualTo(LockScripts.RENEWED);
         assertThat(this.scripts.acquire(KEY, "owner-a", new LockType.Grant("2", "10000", true, true, false), false)
             .run()).as("a re-entry guessing the hash").isEqualTo(fence);
         assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
@@ -157,7 +160,8 @@ class SingleHoldScriptTest {
     }
 
     private long grant(String owner, String holdId, boolean watched, boolean waiting) {
-        return this.scripts.acquire(KEY, owner, new LockType.Grant(holdId, "10000", watched, false, waiting), true).run();
+        return this.scripts.acquire(KEY, owner, new LockType.Grant(holdId, "10000", watched, false, waiting), true)
+            .run();
     }
 
     private long release(String owner, String holdId, long fence, boolean watched) {
@@ -166,7 +170,7 @@ class SingleHoldScriptTest {
     }
 
     private int renew(String owner) {
-        return this.scripts.renew(List.of(KEY), List.of(owner), "30000", true)[0];
+        return this.scripts.renewals().renew(List.of(KEY), List.of(owner), "30000", true)[0];
     }
 
     private long ttl() {
