@@ -7,7 +7,8 @@
 -- ARGV[2]  RAISE_TO                the token to raise to
 -- ARGV[3]  TOKEN_RETENTION_MILLIS  how long to keep the quorum fence
 -- Returns -1 when this owner does not hold the lock here; otherwise the quorum fence before the call (0 when none).
--- Only when that was lower than RAISE_TO are the quorum fence and the lock hash's last token raised to it.
+-- Only when that was lower than RAISE_TO are the quorum fence and the lock's last token raised to it (the string
+-- rewritten with its expiry, or the hash's 'fence').
 --#arguments
 --#include single-hold.lua (defines singleHold)
 local value = redis.pcall('GET', KEYS[1])
