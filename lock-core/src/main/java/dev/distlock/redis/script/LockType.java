@@ -168,40 +168,34 @@ public abstract class LockType {
             likelyStrings[i] = singleHoldLayout && holds.get(i).mayBeSingleHold();
             strings += likelyStrings[i] ? 1 : 0;
         }
-        if (strings == 0 || strings == holds.size()) {
-            return renewPlainHashes(holds, suffix, leaseMillis, strings > 0, null, null);
-        }
         // one call for the likely strings, one for the hashes: each reads its keys' likely form first
         int[] renewed = new int[holds.size()];
-        renewPlainHashes(holds, suffix, leaseMillis, true, likelyStrings, renewed);
-        renewPlainHashes(holds, suffix, leaseMillis, false, likelyStrings, renewed);
+        if (strings > 0) {
+            renew(holds, suffix, leaseMillis, likelyStrings, true, renewed);
+        }
+        if (strings < holds.size()) {
+            renew(holds, suffix, leaseMillis, likelyStrings, false, renewed);
+        }
         return renewed;
     }
 
-    /**
-     * renew.lua over {@code holds}, or with {@code into} over those whose guess in {@code likelyStrings} is {@code
-     * strings}, their answers written at their places in {@code into}.
-     */
-    private int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis,
-            boolean strings, boolean @Nullable [] likelyStrings, int @Nullable [] into) {
+    /** renew.lua over the holds whose guess in {@code likelyStrings} is {@code strings}; answers at their places. */
+    private void renew(List<? extends LockTarget> holds, String suffix, String leaseMillis, boolean[] likelyStrings,
+            boolean strings, int[] into) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (int i = 0; i < holds.size(); i++) {
-            if (likelyStrings == null || likelyStrings[i] == strings) {
+            if (likelyStrings[i] == strings) {
                 hashes.add(name(holds.get(i), suffix));
                 tokens.add(holds.get(i).ownerToken());
             }
         }
         int[] renewed = this.context.scripts().renewals().renew(hashes, tokens, leaseMillis, strings);
-        if (likelyStrings == null || into == null) {
-            return renewed;
-        }
         for (int i = 0, next = 0; i < likelyStrings.length; i++) {
             if (likelyStrings[i] == strings) {
                 into[i] = renewed[next++];
             }
         }
-        return into;
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */

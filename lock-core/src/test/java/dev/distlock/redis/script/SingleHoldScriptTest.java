@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.redis.RedisClients;
+import dev.distlock.test.LockFields;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -72,12 +73,12 @@ class SingleHoldScriptTest {
         assertThat(grant("owner-a", "2", true, false)).isEqualTo(fence);
 
         assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
-        assertThat(hash()).isEqualTo(Map.of("owner", "owner-a", "holds", "2", "owner-a", "2", "1", "w", "2", "w",
+        assertThat(fields()).isEqualTo(Map.of("owner", "owner-a", "holds", "2", "owner-a", "2", "1", "w", "2", "w",
                 "fence", Long.toString(fence), "chain", Long.toString(fence)));
         assertThat(ttl()).as("the re-entry's own lease, never longer").isBetween(1L, 10_000L);
         assertThat(release("owner-a", "2", fence, true)).isEqualTo(LockScripts.STILL_HELD);
         assertThat(release("owner-a", "1", fence, true)).isEqualTo(LockScripts.FREED);
-        assertThat(hash()).isEqualTo(Map.of("fence", Long.toString(fence), "chain", Long.toString(fence)));
+        assertThat(fields()).isEqualTo(Map.of("fence", Long.toString(fence), "chain", Long.toString(fence)));
 
         long next = grant("owner-b", "1", true, false);
         assertThat(next).as("the run goes on").isEqualTo(fence + 1);
@@ -104,7 +105,7 @@ class SingleHoldScriptTest {
         long fixed = grant("owner-b", "1", false, false);
         assertThat(fixed).as("a later token, in the same run").isGreaterThan(first);
         assertThat(this.redis.call("TYPE", KEY)).isEqualTo("hash");
-        assertThat(hash()).containsEntry("owner", "owner-b").containsEntry("chain", Long.toString(first))
+        assertThat(fields()).containsEntry("owner", "owner-b").containsEntry("chain", Long.toString(first))
             .containsEntry("fence", Long.toString(fixed));
         assertThat(renew("owner-b")).as("a fixed lease").isEqualTo(LockScripts.NOT_RENEWED);
 
@@ -187,13 +188,9 @@ class SingleHoldScriptTest {
         return Long.parseLong(this.redis.call("PTTL", KEY));
     }
 
-    private Map<String, String> hash() {
-        String[] entries = this.redis.call("HGETALL", KEY).split("\n");
-        Map<String, String> fields = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < entries.length; i += 2) {
-            fields.put(entries[i], entries[i + 1]);
-        }
-        return fields;
+    /** The lock key's fields, read as to-hash.lua turns a string into the hash (lock-test-support's LockFields). */
+    private Map<String, String> fields() {
+        return LockFields.of(this.redis, KEY);
     }
 
     /** Per command, the calls Redis counted since the last CONFIG RESETSTAT (the scripts' commands included). */
