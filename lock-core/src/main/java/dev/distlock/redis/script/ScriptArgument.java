@@ -20,8 +20,11 @@ public enum ScriptArgument {
     /** One acquisition's id within its hold, so that a retried call never counts twice. */
     HOLD_ID(false),
 
-    /** The lease, in ms. */
-    LEASE_MILLIS(false),
+    /**
+     * The lease, in ms. Written into a copy only for a call the watchdog renews ({@link #WATCHDOG} '1'), whose lease
+     * is the service's watchdog lease; a fixed lease is the caller's, any value, and is sent.
+     */
+    LEASE_MILLIS(true, true),
 
     /** '1' when the watchdog renews the hold, '0' for a fixed lease. */
     WATCHDOG(true),
@@ -65,7 +68,10 @@ public enum ScriptArgument {
     /** The publish command: PUBLISH, or SPUBLISH for sharded pub/sub on a Redis Cluster. */
     PUBLISH_COMMAND(true),
 
-    /** The release message: the releasing client's id. */
+    /**
+     * The release message: the releasing service's id. Sent, not written: a new id per service (and per process
+     * start) would leave a new copy in Redis's script cache each time, which Redis 7.0 never evicts.
+     */
     MESSAGE(false),
 
     /** '1' to publish a release only when a waiting caller was refused since the last one. */
@@ -93,15 +99,24 @@ public enum ScriptArgument {
 
     private final @Nullable String onlyWrittenAs;
 
+    private final boolean onlyWhenWatched;
+
     ScriptArgument(boolean writtenIntoScript) {
+        this(writtenIntoScript, false);
+    }
+
+    /** An argument written into a copy, if {@code onlyWhenWatched}, only for a call whose WATCHDOG is '1'. */
+    ScriptArgument(boolean writtenIntoScript, boolean onlyWhenWatched) {
         this.writtenIntoScript = writtenIntoScript;
         this.onlyWrittenAs = null;
+        this.onlyWhenWatched = onlyWhenWatched;
     }
 
     /** An argument written into a copy only when it has this value (its common one). */
     ScriptArgument(String onlyWrittenAs) {
         this.writtenIntoScript = true;
         this.onlyWrittenAs = onlyWrittenAs;
+        this.onlyWhenWatched = false;
     }
 
     /**
@@ -116,5 +131,14 @@ public enum ScriptArgument {
     /** The one value the argument is written into a copy as, a call with any other being sent as the script; or null. */
     @Nullable String onlyWrittenAs() {
         return this.onlyWrittenAs;
+    }
+
+    /**
+     * Whether the argument is written into a copy only for a call the watchdog renews ({@link #WATCHDOG} '1'), and
+     * sent by any other call (its value is then the caller's, not the service's); in a script that takes no
+     * {@link #WATCHDOG}, it is always sent.
+     */
+    boolean onlyWrittenWhenWatched() {
+        return this.onlyWhenWatched;
     }
 }

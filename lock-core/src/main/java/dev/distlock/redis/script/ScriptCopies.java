@@ -16,6 +16,9 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
  * sends (BENCHMARKS.md, "Instructions per cycle"). A copy reads the same names as the script, bound to constants
  * instead of ARGV; it is sent with EVALSHA like the script, and loaded by the first call's NOSCRIPT fallback.
  *
+ * <p>The lease ({@link ScriptArgument#LEASE_MILLIS}) is written only into the copies for calls the watchdog renews,
+ * whose lease is the service's watchdog lease; a fixed lease, the caller's own and any value, is sent.
+ *
  * <p>A call whose values are not plain words, or not the one value an argument is written as (a delayed release's
  * {@link ScriptArgument#KEEP_HELD_MILLIS}), or that would need more than {@link #MOST_COPIES} copies, is sent as the
  * script itself with every argument, which answers the same. Thread-safe: copies are added under a lock and read
@@ -37,17 +40,25 @@ final class ScriptCopies<T> {
     /** Per written position, the one value a copy is made for (ScriptArgument#onlyWrittenAs), or null for any. */
     private final @Nullable String[] onlyValues;
 
-    /** A copy's text with the ACL guard and without it, given the values of {@link #written}. */
-    private final BiFunction<String[], Boolean, String> text;
+    /** Per written position, whether it is written only for a watched call (ScriptArgument#onlyWrittenWhenWatched). */
+    private final boolean[] onlyWhenWatched;
+
+    /** The ARGV position (0-based) of {@link ScriptArgument#WATCHDOG}, or -1 when the script takes none. */
+    private final int watchdog;
+
+    /** A copy's text with the ACL guard and without it, given the values of {@link #written} (null: sent). */
+    private final BiFunction<@Nullable String[], Boolean, String> text;
 
     private final Class<T> resultType;
 
     private volatile List<Copy<T>> copies = List.of();
 
-    private ScriptCopies(int[] written, @Nullable String[] onlyValues, BiFunction<String[], Boolean, String> text,
-            Class<T> resultType) {
+    private ScriptCopies(int[] written, @Nullable String[] onlyValues, boolean[] onlyWhenWatched, int watchdog,
+            BiFunction<@Nullable String[], Boolean, String> text, Class<T> resultType) {
         this.written = written;
         this.onlyValues = onlyValues;
+        this.onlyWhenWatched = onlyWhenWatched;
+        this.watchdog = watchdog;
         this.text = text;
         this.resultType = resultType;
     }
@@ -60,21 +71,25 @@ final class ScriptCopies<T> {
      * same text for a script that has no variant without it)
      */
     static <T> @Nullable ScriptCopies<T> of(List<ScriptArgument> arguments, boolean batch,
-            BiFunction<String[], Boolean, String> text, Class<T> resultType) {
+            BiFunction<@Nullable String[], Boolean, String> text, Class<T> resultType) {
         if (batch) {
             return null;
         }
+        int watchdog = arguments.indexOf(ScriptArgument.WATCHDOG);
         int[] written = new int[arguments.size()];
         @Nullable String[] onlyValues = new String[arguments.size()];
+        boolean[] onlyWhenWatched = new boolean[arguments.size()];
         int count = 0;
         for (int i = 0; i < arguments.size(); i++) {
-            if (arguments.get(i).isWrittenIntoScript()) {
-                onlyValues[count] = arguments.get(i).onlyWrittenAs();
+            ScriptArgument argument = arguments.get(i);
+            if (argument.isWrittenIntoScript() && (watchdog >= 0 || !argument.onlyWrittenWhenWatched())) {
+                onlyValues[count] = argument.onlyWrittenAs();
+                onlyWhenWatched[count] = argument.onlyWrittenWhenWatched();
                 written[count++] = i;
             }
         }
         return (count == 0) ? null : new ScriptCopies<>(Arrays.copyOf(written, count), Arrays.copyOf(onlyValues, count),
-                text, resultType);
+                Arrays.copyOf(onlyWhenWatched, count), watchdog, text, resultType);
     }
 
     /** The copy for a call with these arguments (ARGV order), or null to send the script itself with all of them. */
@@ -106,12 +121,17 @@ final class ScriptCopies<T> {
         if (known.size() >= MOST_COPIES) {
             return null;
         }
-        String[] values = new String[this.written.length];
+        boolean watched = this.watchdog >= 0 && "1".equals(String.valueOf(args[this.watchdog]));
+        @Nullable String[] values = new String[this.written.length];
         for (int i = 0; i < values.length; i++) {
-            values[i] = String.valueOf(args[this.written[i]]); // copyFor checked the one-value arguments
-            if (!PLAIN_WORD.matcher(values[i]).matches()) {
+            if (this.onlyWhenWatched[i] && !watched) {
+                continue; // sent: null
+            }
+            String value = String.valueOf(args[this.written[i]]); // copyFor checked the one-value arguments
+            if (!PLAIN_WORD.matcher(value).matches()) {
                 return null;
             }
+            values[i] = value;
         }
         String guarded = this.text.apply(values, true);
         String unguarded = this.text.apply(values, false);
@@ -128,25 +148,37 @@ final class ScriptCopies<T> {
         return this.copies.size();
     }
 
-    /** One copy: the values written into it, and the script. */
+    /**
+     * One copy: the values written into it, and the script. A value is null where the copy's argument is sent all the
+     * same (one written only for a watched call, in a copy for an unwatched one): WATCHDOG is written into every copy
+     * of a script that takes it, so a call matches such a copy only when it is unwatched as well.
+     */
     static final class Copy<T> {
 
-        private final String[] values;
+        private final @Nullable String[] values;
 
         private final int[] written;
 
+        private final int writtenCount;
+
         private final GuardedScript<T> script;
 
-        Copy(String[] values, int[] written, GuardedScript<T> script) {
+        Copy(@Nullable String[] values, int[] written, GuardedScript<T> script) {
             this.values = values;
             this.written = written;
+            int writtenCount = 0;
+            for (String value : values) {
+                writtenCount += (value != null) ? 1 : 0;
+            }
+            this.writtenCount = writtenCount;
             this.script = script;
         }
 
         boolean matches(Object[] args) {
             for (int i = 0; i < this.written.length; i++) {
+                String value = this.values[i];
                 Object arg = args[this.written[i]];
-                if (!this.values[i].equals((arg instanceof String text) ? text : String.valueOf(arg))) {
+                if (value != null && !value.equals((arg instanceof String text) ? text : String.valueOf(arg))) {
                     return false;
                 }
             }
@@ -159,12 +191,14 @@ final class ScriptCopies<T> {
 
         /** A call's arguments without those written into this copy, in ARGV order. */
         Object[] arguments(Object[] args) {
-            Object[] sent = new Object[args.length - this.written.length];
+            Object[] sent = new Object[args.length - this.writtenCount];
             int next = 0;
             int skip = 0;
             for (int i = 0; i < args.length; i++) {
                 if (skip < this.written.length && this.written[skip] == i) {
-                    skip++;
+                    if (this.values[skip++] == null) {
+                        sent[next++] = args[i];
+                    }
                 }
                 else {
                     sent[next++] = args[i];

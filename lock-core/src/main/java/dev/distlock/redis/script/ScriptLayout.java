@@ -181,21 +181,27 @@ public final class ScriptLayout<T> {
 
     /**
      * {@link #binding(List)}, or for a copy ({@link ScriptCopies}) with the arguments written into it bound to their
-     * values ({@code written}: one per such argument, in ARGV order) and the others to the ARGV positions a call of
-     * the copy sends them at: {@code local A, B, C = ARGV[1], '0', ARGV[2]}.
+     * values ({@code written}: one per such argument, in ARGV order; null for one the copy's calls send all the same)
+     * and the others to the ARGV positions a call of the copy sends them at: {@code local A, B, C = ARGV[1], '0',
+     * ARGV[2]}.
      */
-    static String binding(List<String> declared, String @Nullable [] written) {
+    static String binding(List<String> declared, @Nullable String @Nullable [] written) {
         List<String> names = new ArrayList<>();
         List<String> values = new ArrayList<>();
         int sent = 0;
         int constant = 0;
+        boolean watchdog = declared.contains(ScriptArgument.WATCHDOG.name());
         for (String name : declared) {
             if (name.endsWith(BATCH)) {
                 continue;
             }
             names.add(name);
-            if (written != null && ScriptArgument.valueOf(name).isWrittenIntoScript()) {
-                values.add("'" + written[constant++] + "'");
+            ScriptArgument argument = ScriptArgument.valueOf(name);
+            // the positions ScriptCopies writes: see ScriptCopies.of
+            boolean writable = argument.isWrittenIntoScript() && (watchdog || !argument.onlyWrittenWhenWatched());
+            String value = (written != null && writable) ? written[constant++] : null;
+            if (value != null) {
+                values.add("'" + value + "'");
             }
             else {
                 values.add("ARGV[" + (++sent) + "]");

@@ -52,9 +52,10 @@ class ScriptCopiesTest {
         assertThat(call.run()).isPositive();
 
         ScriptCopies.Copy<Long> copy = copyOf(LockScripts.ACQUIRE, call.args());
-        assertThat(copy.arguments(call.args())).containsExactly("owner-a", "hold-1", "10000");
+        assertThat(copy.arguments(call.args())).as("a watched grant's lease is the service's watchdog lease: written")
+            .containsExactly("owner-a", "hold-1");
         assertThat(copy.script().getScriptAsString()).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, "
-                + "REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], ARGV[3], '1', "
+                + "REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], '10000', '1', "
                 + "'0', '0', '0', '1'");
         assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
             .as("Redis ran the copy, not the script").isEqualTo("1\n0");
@@ -95,10 +96,7 @@ class ScriptCopiesTest {
 
     @Test
     void eachSetOfValuesHasOneCopyAndOddValuesGoAsArguments() {
-        ScriptLayout<Long> layout = ScriptLayout.load("acquire.lua", Long.class, ScriptArgument.OWNER_TOKEN,
-                ScriptArgument.HOLD_ID, ScriptArgument.LEASE_MILLIS, ScriptArgument.WATCHDOG, ScriptArgument.REENTRY,
-                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING, ScriptArgument.SINGLE_HOLD_LAYOUT);
-        GuardedScript<Long> script = (GuardedScript<Long>) layout.script();
+        GuardedScript<Long> script = (GuardedScript<Long>) acquireLayout().script();
         Object[] fixed = {"owner", "hold", "1000", "0", "0", "5000", "0", "1"};
         ScriptCopies.Copy<Long> copy = script.copyFor(fixed);
         assertThat(script.copyFor(fixed.clone())).isSameAs(copy);
@@ -117,6 +115,42 @@ class ScriptCopiesTest {
         assertThat(script.copyFor(new Object[] {"owner", "hold", "1000", "0", "0", "99999", "0", "1"}))
             .as("one copy too many").isNull();
         assertThat(script.copyFor(fixed)).isSameAs(copy);
+    }
+
+    /**
+     * A watched grant's lease is the service's watchdog lease, one value: written into its copy. A fixed lease is the
+     * caller's, any value: sent, so that leases computed per call share one copy rather than fill the copies up.
+     */
+    @Test
+    void aLeaseIsWrittenIntoACopyOnlyForAWatchedGrant() {
+        GuardedScript<Long> acquire = (GuardedScript<Long>) acquireLayout().script(); // copies of its own
+        String hash = "distlock:{leases}:lock";
+        List<String> keys = List.of(hash, "distlock:restart-grace");
+        Object[] fixed = {"owner-a", "1", "7001", "0", "0", "0", "0", "0"};
+        ScriptCopies.Copy<Long> fixedCopy = acquire.copyFor(fixed);
+        assertThat(fixedCopy.arguments(fixed)).containsExactly("owner-a", "1", "7001");
+        assertThat(fixedCopy.script().getScriptAsString())
+            .contains("= ARGV[1], ARGV[2], ARGV[3], '0', '0', '0', '0', '0'");
+        assertThat(acquire.copyFor(new Object[] {"owner-a", "2", "7002", "0", "0", "0", "0", "0"}))
+            .as("another fixed lease, the same copy").isSameAs(fixedCopy);
+        Object[] watched = {"owner-b", "1", "9001", "1", "0", "0", "0", "1"};
+        ScriptCopies.Copy<Long> watchedCopy = acquire.copyFor(watched);
+        assertThat(watchedCopy).isNotSameAs(fixedCopy);
+        assertThat(watchedCopy.arguments(watched)).containsExactly("owner-b", "1");
+        assertThat(acquire.copyFor(new Object[] {"owner-b", "1", "9002", "1", "0", "0", "0", "1"}))
+            .as("another watchdog lease, another copy").isNotSameAs(watchedCopy);
+
+        StringRedisTemplate template = this.clients.template();
+        long fence = template.execute(fixedCopy.script(), keys, fixedCopy.arguments(fixed));
+        assertThat(fence).isPositive();
+        assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the lease the fixed grant sent")
+            .isBetween(1L, 7001L);
+        assertThat(new LockScripts(template).release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
+                "distlock:{leases}:released", "test", "60000", "PUBLISH", true, false).run())
+                    .isEqualTo(LockScripts.FREED);
+        assertThat(template.execute(watchedCopy.script(), keys, watchedCopy.arguments(watched))).isEqualTo(fence + 1);
+        assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the lease written into the watched copy")
+            .isBetween(7002L, 9001L);
     }
 
     @Test
@@ -178,6 +212,13 @@ class ScriptCopiesTest {
             .isEqualTo("local OWNER_TOKEN, WATCHDOG, HOLD_ID, PUBLISH_COMMAND = ARGV[1], '1', ARGV[2], 'SPUBLISH'");
         assertThat(ScriptLayout.binding(List.of("OWNER_TOKEN", "WATCHDOG"), null))
             .isEqualTo("local OWNER_TOKEN, WATCHDOG = ARGV[1], ARGV[2]");
+    }
+
+    /** acquire.lua loaded anew: its copies are its own, not those every test's calls of LockScripts.ACQUIRE add. */
+    private static ScriptLayout<Long> acquireLayout() {
+        return ScriptLayout.load("acquire.lua", Long.class, ScriptArgument.OWNER_TOKEN, ScriptArgument.HOLD_ID,
+                ScriptArgument.LEASE_MILLIS, ScriptArgument.WATCHDOG, ScriptArgument.REENTRY,
+                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING, ScriptArgument.SINGLE_HOLD_LAYOUT);
     }
 
     private static ScriptCopies.Copy<Long> copyOf(ScriptLayout<Long> layout, Object[] args) {
