@@ -114,8 +114,8 @@ public final class ScriptCases {
                     i -> type.releaseCall(holder(type, i, "a"), releaseOf("1")), equal(1)));
         }
 
-        // the parts alone: tiny scripts with acquire.lua's keys and arguments (compared with the first)
-        cases.add(unit("floor: EVALSHA of `return 1`", "a script call with acquire's keys and arguments, no work",
+        // the parts alone: tiny scripts with the keys and arguments of acquire.lua's copy (compared with the first)
+        cases.add(unit("floor: EVALSHA of `return 1`", "a script call with acquire's keys and arguments as sent, no work",
                 grant, "return 1"));
         cases.add(unit("floor + TIME", "one redis.call('TIME')", grant, "redis.call('TIME') return 1"));
         cases.add(unit("floor + 1 acl_check_cmd", "one redis.acl_check_cmd", grant,
@@ -218,13 +218,13 @@ public final class ScriptCases {
     /** A case whose script is {@code edit}ed; left out (and said so) when the edit no longer finds its text. */
     private void addVariant(List<CostCase> cases, String name, String measures, List<IntFunction<ScriptCall>> setup,
             IntFunction<ScriptCall> call, UnaryOperator<String> edit, LongPredicate expected) {
-        String original = call.apply(0).script().getScriptAsString();
+        String original = call.apply(0).asSent().script().getScriptAsString();
         if (edit.apply(original).equals(original)) {
             System.err.println("variant '" + name + "' left out: its edit no longer applies to the script");
             return;
         }
         cases.add(of(name, measures, setup, i -> {
-            ScriptCall real = call.apply(i);
+            ScriptCall real = call.apply(i).asSent(); // the text and arguments the lock's own row sends
             return new ScriptCall(real.scripts(), variant(real.script(), edit), real.keys(), real.args());
         }, expected));
     }
@@ -232,7 +232,7 @@ public final class ScriptCases {
     private CostCase unit(String name, String measures, IntFunction<ScriptCall> shapeOf, String text) {
         RedisScript<Long> script = new DefaultRedisScript<>(text, Long.class);
         return of(name, measures, List.of(), i -> {
-            ScriptCall shape = shapeOf.apply(i);
+            ScriptCall shape = shapeOf.apply(i).asSent();
             return new ScriptCall(shape.scripts(), script, shape.keys(), shape.args());
         }, equal(1));
     }

@@ -59,6 +59,10 @@ class ScriptCopiesTest {
                 + "'0', '0', '0', '1'");
         assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
             .as("Redis ran the copy, not the script").isEqualTo("1\n0");
+        ScriptCall sent = call.asSent();
+        assertThat(sent.script()).isSameAs(copy.script());
+        assertThat(sent.args()).containsExactly("owner-a", "hold-1");
+        assertThat(sent.asSent()).as("the copy itself has no copies").isSameAs(sent);
         assertThat(this.redis.lockField("distlock:{copy}:lock", "owner")).isEqualTo("owner-a");
         assertThat(this.redis.lockField("distlock:{copy}:lock", "owner-a")).as("a watched hold").isEqualTo("1");
     }
