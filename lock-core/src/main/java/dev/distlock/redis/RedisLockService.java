@@ -110,7 +110,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
      * Call it at start-up so that a missing permission is reported then rather than at the first lock. It also reads
      * the user's ACL: for a user granted every command, key and channel ({@code +@all ~* &*}) the lock scripts then
      * skip their ACL guard, the check before a script's first write that a permission revoked at run time fails it
-     * whole (5–14% of a script's Redis time); the first permission refusal puts the guard back for good. Without this
+     * whole (2–14% of a script's Redis time); the first permission refusal puts the guard back for good. Without this
      * call, and for any other user, the guard stays on.
      *
      * @throws IllegalStateException when Redis refuses a command for lack of permission; the message names the ACL
