@@ -290,7 +290,7 @@ public final class LockScripts {
     }
 
     /** The copy of {@code script} with this call's few-valued arguments written into it (see ScriptCopies), or null. */
-    private static ScriptCopies.@Nullable Copy<Long> copyFor(RedisScript<Long> script, Object[] args) {
+    static ScriptCopies.@Nullable Copy<Long> copyFor(RedisScript<Long> script, Object[] args) {
         return (script instanceof GuardedScript<Long> guarded) ? guarded.copyFor(args) : null;
     }
 

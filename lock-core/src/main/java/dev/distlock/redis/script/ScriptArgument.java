@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * RESTART_GRACE_MILLIS} as ARGV[1] to [6], every release script {@code OWNER_TOKEN, HOLD_ID, FENCING_TOKEN, WATCHDOG,
  * KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND} as ARGV[1] to [8]. Those positions are the
  * script's as read; a call is usually sent as a copy of it with its few-valued arguments written into the text
- * ({@link #isWrittenIntoScript()}, {@link ScriptCopies}), which takes the others in the same order.
+ * ({@link #isWrittenIntoScript(boolean)}, {@link ScriptCopies}), which takes the others in the same order.
  */
 public enum ScriptArgument {
 
@@ -122,10 +122,11 @@ public enum ScriptArgument {
     /**
      * Whether the argument takes one of a few values in a service (a flag, or a setting of the service, such as the
      * restart grace), so that a call is sent as a copy of its script with the value written into the text rather than
-     * as an argument (see {@link ScriptCopies}).
+     * as an argument (see {@link ScriptCopies}). One written only for a watched call
+     * ({@link #onlyWrittenWhenWatched()}) is written only into a script that takes {@link #WATCHDOG}.
      */
-    boolean isWrittenIntoScript() {
-        return this.writtenIntoScript;
+    boolean isWrittenIntoScript(boolean scriptTakesWatchdog) {
+        return this.writtenIntoScript && (scriptTakesWatchdog || !this.onlyWhenWatched);
     }
 
     /** The one value the argument is written into a copy as, a call with any other being sent as the script; or null. */
@@ -135,8 +136,7 @@ public enum ScriptArgument {
 
     /**
      * Whether the argument is written into a copy only for a call the watchdog renews ({@link #WATCHDOG} '1'), and
-     * sent by any other call (its value is then the caller's, not the service's); in a script that takes no
-     * {@link #WATCHDOG}, it is always sent.
+     * sent by any other call (its value is then the caller's, not the service's).
      */
     boolean onlyWrittenWhenWatched() {
         return this.onlyWhenWatched;

@@ -35,8 +35,8 @@ public record ScriptCall(LockScripts scripts, RedisScript<Long> script, List<Str
      * runs alike; for tools that measure or vary the text Redis runs.
      */
     public ScriptCall asSent() {
-        ScriptCopies.Copy<Long> copy = (this.script instanceof GuardedScript<Long> guarded) ? guarded.copyFor(this.args)
-                : null;
-        return (copy == null) ? this : new ScriptCall(this.scripts, copy.script(), this.keys, copy.arguments(this.args));
+        ScriptCopies.Copy<Long> copy = LockScripts.copyFor(this.script, this.args);
+        return (copy == null) ? this
+                : new ScriptCall(this.scripts, copy.script(), this.keys, copy.arguments(this.args));
     }
 }

@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 /**
- * A lock script's copies with its few-valued arguments ({@link ScriptArgument#isWrittenIntoScript()}: flags and a
- * service's settings) written into the text as constants, one copy per set of values met, so that a call sends Redis
- * only the arguments that change from call to call: Redis spends about 1.1k instructions on each argument a call
+ * A lock script's copies with its few-valued arguments ({@link ScriptArgument#isWrittenIntoScript(boolean)}: flags
+ * and a service's settings) written into the text as constants, one copy per set of values met, so that a call sends
+ * Redis only the arguments that change from call to call: Redis spends about 1.1k instructions on each argument a call
  * sends (BENCHMARKS.md, "Instructions per cycle"). A copy reads the same names as the script, bound to constants
  * instead of ARGV; it is sent with EVALSHA like the script, and loaded by the first call's NOSCRIPT fallback.
  *
@@ -82,7 +82,7 @@ final class ScriptCopies<T> {
         int count = 0;
         for (int i = 0; i < arguments.size(); i++) {
             ScriptArgument argument = arguments.get(i);
-            if (argument.isWrittenIntoScript() && (watchdog >= 0 || !argument.onlyWrittenWhenWatched())) {
+            if (argument.isWrittenIntoScript(watchdog >= 0)) {
                 onlyValues[count] = argument.onlyWrittenAs();
                 onlyWhenWatched[count] = argument.onlyWrittenWhenWatched();
                 written[count++] = i;

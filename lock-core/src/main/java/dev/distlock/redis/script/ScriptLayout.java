@@ -196,10 +196,8 @@ public final class ScriptLayout<T> {
                 continue;
             }
             names.add(name);
-            ScriptArgument argument = ScriptArgument.valueOf(name);
-            // the positions ScriptCopies writes: see ScriptCopies.of
-            boolean writable = argument.isWrittenIntoScript() && (watchdog || !argument.onlyWrittenWhenWatched());
-            String value = (written != null && writable) ? written[constant++] : null;
+            String value = (written != null && ScriptArgument.valueOf(name).isWrittenIntoScript(watchdog))
+                    ? written[constant++] : null;
             if (value != null) {
                 values.add("'" + value + "'");
             }
