@@ -1,9 +1,12 @@
 package dev.distlock.memory;
 
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -38,10 +41,12 @@ public final class InMemoryLockStore {
     /** Ends waits and wakes waiters when a lease runs out: one daemon thread for every store of the JVM. */
     private static final ScheduledThreadPoolExecutor timer = timer();
 
+    private static final SecureRandom RANDOM = new SecureRandom();
+
     private final Map<Id, LockState> locks = new HashMap<>();
 
-    /** The last fencing token per key, kept as Redis keeps it for the token retention. */
-    private final Map<String, Long> lastTokens = new HashMap<>();
+    /** The last fencing token per lock (a semaphore's included), kept as Redis keeps it for the token retention. */
+    private final Map<Id, Long> lastTokens = new HashMap<>();
 
     private long grants;
 
@@ -51,16 +56,17 @@ public final class InMemoryLockStore {
     }
 
     /**
-     * Ends every hold of the key's locks at once, as if the lock vanished from Redis (evicted, or lost in a restart
-     * or failover): the holders' {@link LockHandle#onLeaseLost} callbacks run on the calling thread, their release
-     * throws {@link LeaseLostException}, a re-entry takes the lock anew with a new fencing token, and waiters get it.
+     * Ends every hold of the key's locks and every permit of its semaphore at once, as if they vanished from Redis
+     * (evicted, or lost in a restart or failover): the holders' {@link LockHandle#onLeaseLost} callbacks run on the
+     * calling thread, their release throws {@link LeaseLostException}, a re-entry takes the lock anew with a new
+     * fencing token, and waiters get it.
      */
     public void expire(String key) {
         List<Runnable> after = new ArrayList<>();
         LeaseLostException reason = new LeaseLostException(key,
                 "Lock " + KeyText.quote(key) + " was deleted behind its holder's back (InMemoryLockStore.expire)");
         synchronized (this) {
-            for (LockMode type : new LockMode[] { LockMode.EXCLUSIVE, LockMode.WRITE, LockMode.FAIR }) {
+            for (LockMode type : new LockMode[] { LockMode.EXCLUSIVE, LockMode.WRITE, LockMode.FAIR, LockMode.SEMAPHORE }) {
                 LockState state = this.locks.get(new Id(key, type));
                 if (state != null) {
                     List<MemoryHold> lost = new ArrayList<>();
@@ -178,18 +184,20 @@ public final class InMemoryLockStore {
         return List.copyOf(held);
     }
 
-    /** Ends a closed service's holds (as its leases would run out) and its waits. */
+    /**
+     * A service was closed, as a process that stops: its holds stay until their leases end (the watchdog's one lease
+     * from now) or until their handles are released, and its waiting calls stop with {@link IllegalStateException}.
+     */
     void closed(InMemoryLockService service) {
         List<Runnable> after = new ArrayList<>();
         synchronized (this) {
+            long now = System.nanoTime();
             for (LockState state : new ArrayList<>(this.locks.values())) {
-                List<MemoryHold> lost = new ArrayList<>();
-                state.removeOf(service, new LeaseLostException(state.id.key(), "The service holding lock "
-                        + KeyText.quote(state.id.key()) + " was closed"), lost);
-                reportLost(lost, after);
+                state.stopRenewalOf(service, now);
                 state.waiters.removeIf(waiter -> {
                     if (waiter.owner().service() == service) {
-                        after.add(() -> waiter.future.complete(null));
+                        after.add(() -> waiter.future.completeExceptionally(new IllegalStateException(
+                                "This LockService was closed while waiting for lock " + KeyText.quote(state.id.key()))));
                         return true;
                     }
                     return false;
@@ -226,11 +234,12 @@ public final class InMemoryLockStore {
         LockMode mode = waiter.mode();
         MemoryHold hold = state.holdOf(waiter.owner(), mode);
         if (hold == null) {
-            if (!state.admits(waiter.owner(), mode, ahead)) {
+            if (!state.admits(waiter, ahead)) {
                 return null;
             }
-            long token = this.lastTokens.merge(state.id.key(), 1L, Long::sum);
-            hold = new MemoryHold(waiter.owner(), mode, token, ++this.grants);
+            String shared = state.sharedOwnerToken(waiter.owner(), mode);
+            hold = new MemoryHold(waiter.owner(), mode, (shared != null) ? shared : newOwnerToken(),
+                    mode.isSemaphore() ? waiter.options.permits() : 0, nextToken(state.id), ++this.grants);
             state.holds.add(hold);
         }
         MemoryLockHandle handle = new MemoryLockHandle(this, hold, state.id.key(), waiter.name,
@@ -275,6 +284,32 @@ public final class InMemoryLockStore {
             dropIfEmpty(state);
         }
         runAll(after);
+    }
+
+    /**
+     * The next fencing token of a lock, as Redis gives it: its first from the clock in microseconds (Redis's
+     * {@code TIME}), so that tokens keep increasing across stores, as across a Redis that lost its data; then one more
+     * per grant of a lock. A semaphore's is never below the clock either.
+     */
+    private long nextToken(Id id) {
+        long clock = clockMicros();
+        Long last = this.lastTokens.get(id);
+        long token = (last == null) ? clock
+                : (id.type() == LockMode.SEMAPHORE) ? Math.max(last + 1, clock) : last + 1;
+        this.lastTokens.put(id, token);
+        return token;
+    }
+
+    private static long clockMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+    }
+
+    /** A new owner token: random and unguessable, 128 bits in hex as the Redis service makes them. */
+    private static String newOwnerToken() {
+        byte[] random = new byte[16];
+        RANDOM.nextBytes(random);
+        return HexFormat.of().formatHex(random);
     }
 
     private void removeExpired(LockState state, List<Runnable> after) {
