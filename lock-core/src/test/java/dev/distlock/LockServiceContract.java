@@ -156,6 +156,27 @@ public abstract class LockServiceContract {
         again.release();
     }
 
+    /**
+     * A fixed lease that runs out is the end the caller chose, not a loss reported by itself: nothing watches it. The
+     * owner is told when it comes back for the lock, and its release fails.
+     */
+    @Test
+    void aFixedLeaseThatRunsOutIsReportedToItsOwnerWhenItComesBack() {
+        LockService locks = newService();
+        LockService other = newService();
+        LockHandle lock = locks.acquire("contract:ran-out", LockOptions.defaults().withLeaseTime(Duration.ofMillis(500)));
+        List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
+        lock.onLeaseLost(lost::add);
+        other.acquire("contract:ran-out", LockOptions.defaults().withWaitTime(Duration.ofSeconds(20))).release();
+        assertThat(lock.isHeld()).isFalse();
+        assertThat(lost).as("no report while the owner does not come back").isEmpty();
+        LockHandle again = locks.acquire("contract:ran-out");
+        Await.until(Duration.ofSeconds(10), () -> !lost.isEmpty(), "the owner is told when it comes back");
+        assertThat(again.fencingToken()).isGreaterThan(lock.fencingToken());
+        again.release();
+        assertThatThrownBy(lock::release).isInstanceOf(LeaseLostException.class);
+    }
+
     @Test
     void badInputFailsAtTheCallNamingTheArgument() {
         LockService locks = newService();
