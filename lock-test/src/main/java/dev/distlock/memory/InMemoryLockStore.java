@@ -100,7 +100,11 @@ public final class InMemoryLockStore {
         boolean upgrade;
         synchronized (this) {
             state = this.locks.computeIfAbsent(Id.of(key, options.mode()), LockState::new);
-            removeExpired(state, after);
+            removeExpired(state);
+            MemoryHold missed = state.takeRanOut(owner, options.mode());
+            if (missed != null) { // as the Redis service finds at a re-entry that the owner's lease ran out
+                reportLost(List.of(missed), after);
+            }
             upgrade = options.mode() == LockMode.WRITE && state.holdOf(owner, LockMode.READ) != null
                     && state.holdOf(owner, LockMode.WRITE) == null;
             MemoryLockHandle handle = upgrade ? null : grant(state, waiter, state.waiters);
@@ -133,9 +137,12 @@ public final class InMemoryLockStore {
         synchronized (this) {
             LockState state = this.locks.get(Id.of(handle.key(), hold.mode));
             if (state != null) {
-                removeExpired(state, after);
+                removeExpired(state);
             }
             boolean last = hold.remove(handle);
+            if (last && state != null) {
+                state.ranOut.remove(hold);
+            }
             LeaseLostException lost = hold.lostReason();
             if (lost != null) {
                 String text = "Lock " + KeyText.quote(handle.key());
@@ -211,7 +218,7 @@ public final class InMemoryLockStore {
 
     /** Grants the waiters that the lock's rules admit now, in arrival order; schedules a re-check for the others. */
     private void process(LockState state, List<Runnable> after) {
-        removeExpired(state, after);
+        removeExpired(state);
         List<Waiter> ahead = new ArrayList<>();
         for (Iterator<Waiter> waiters = state.waiters.iterator(); waiters.hasNext();) {
             Waiter waiter = waiters.next();
@@ -312,10 +319,8 @@ public final class InMemoryLockStore {
         return HexFormat.of().formatHex(random);
     }
 
-    private void removeExpired(LockState state, List<Runnable> after) {
-        List<MemoryHold> lost = new ArrayList<>();
-        state.removeExpired(System.nanoTime(), lost);
-        reportLost(lost, after);
+    private static void removeExpired(LockState state) {
+        state.removeExpired(System.nanoTime());
     }
 
     private static void reportLost(List<MemoryHold> lost, List<Runnable> after) {

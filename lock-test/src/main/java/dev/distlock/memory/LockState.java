@@ -28,6 +28,13 @@ final class LockState {
 
     final List<Waiter> waiters = new ArrayList<>();
 
+    /**
+     * Holds whose lease ran out unnoticed by their owner: kept until the owner calls again for the lock, which tells it
+     * of the loss then, as the Redis service tells it at a re-entry, or releases them. A lease that runs out is no
+     * loss the Redis service reports by itself: no watchdog watches a fixed lease, nor a closed service's.
+     */
+    final List<MemoryHold> ranOut = new ArrayList<>();
+
     /** When a re-check for the waiters is scheduled (a lease running out frees the lock), or 0. */
     long recheckNanos;
 
@@ -88,18 +95,29 @@ final class LockState {
                 && !(other.mode == LockMode.READ && hold.mode == LockMode.READ));
     }
 
-    /** Removes the holds whose lease ran out; those that were held are added to {@code lost}. */
-    void removeExpired(long nowNanos, List<MemoryHold> lost) {
+    /** Removes the holds whose lease ran out; those that were held are marked lost and kept in {@link #ranOut}. */
+    void removeExpired(long nowNanos) {
         this.holds.removeIf(hold -> {
             if (!hold.expiredAt(nowNanos)) {
                 return false;
             }
             if (!hold.isLingering() && hold.lostReason() == null) {
                 hold.markLost(InMemoryLockStore.ranOut(this.id.key()));
-                lost.add(hold);
+                this.ranOut.add(hold);
             }
             return true;
         });
+    }
+
+    /** Takes the owner's hold of this type whose lease ran out, to tell it of the loss; null when there is none. */
+    @Nullable MemoryHold takeRanOut(Owner owner, LockMode mode) {
+        for (MemoryHold hold : this.ranOut) {
+            if (hold.mode == mode && hold.owner.equals(owner)) {
+                this.ranOut.remove(hold);
+                return hold;
+            }
+        }
+        return null;
     }
 
     /** Removes every hold, as when the lock is deleted from Redis; those that were held are added to {@code lost}. */
@@ -143,7 +161,7 @@ final class LockState {
     }
 
     boolean isEmpty() {
-        return this.holds.isEmpty() && this.waiters.isEmpty();
+        return this.holds.isEmpty() && this.waiters.isEmpty() && this.ranOut.isEmpty();
     }
 
     /** A lock's identity: its key and its type, where the read and write sides are one lock. */
