@@ -294,6 +294,8 @@ public abstract class LockServiceContract {
         assertThat(another.fencingToken()).isGreaterThan(one.fencingToken());
         assertThat(another.ownerToken()).isNotEqualTo(one.ownerToken());
         assertThat(second.tryAcquire("contract:permits", two)).isEmpty();
+        assertThat(second.tryAcquire("contract:permits", two.withMode(LockMode.FAIR)))
+            .as("a fair and a plain acquisition of one key share one semaphore").isEmpty();
         assertThat(second.tryAcquire("contract:permits", LockOptions.defaults().withPermits(3)))
             .as("each call counts against the limit it names").hasValueSatisfying(LockHandle::release);
         assertThat(second.tryAcquire("contract:permits")).as("a lock of the same key is another thing")
