@@ -1,12 +1,9 @@
 package dev.distlock.memory;
 
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -41,12 +38,9 @@ public final class InMemoryLockStore {
     /** Ends waits and wakes waiters when a lease runs out: one daemon thread for every store of the JVM. */
     private static final ScheduledThreadPoolExecutor timer = timer();
 
-    private static final SecureRandom RANDOM = new SecureRandom();
-
     private final Map<Id, LockState> locks = new HashMap<>();
 
-    /** The last fencing token per lock (a semaphore's included), kept as Redis keeps it for the token retention. */
-    private final Map<Id, Long> lastTokens = new HashMap<>();
+    private final MemoryTokens tokens = new MemoryTokens();
 
     private long grants;
 
@@ -245,8 +239,8 @@ public final class InMemoryLockStore {
                 return null;
             }
             String shared = state.sharedOwnerToken(waiter.owner(), mode);
-            hold = new MemoryHold(waiter.owner(), mode, (shared != null) ? shared : newOwnerToken(),
-                    mode.isSemaphore() ? waiter.options.permits() : 0, nextToken(state.id), ++this.grants);
+            hold = new MemoryHold(waiter.owner(), mode, (shared != null) ? shared : MemoryTokens.newOwnerToken(),
+                    mode.isSemaphore() ? waiter.options.permits() : 0, this.tokens.next(state.id), ++this.grants);
             state.holds.add(hold);
         }
         MemoryLockHandle handle = new MemoryLockHandle(this, hold, state.id.key(), waiter.name,
@@ -291,32 +285,6 @@ public final class InMemoryLockStore {
             dropIfEmpty(state);
         }
         runAll(after);
-    }
-
-    /**
-     * The next fencing token of a lock, as Redis gives it: its first from the clock in microseconds (Redis's
-     * {@code TIME}), so that tokens keep increasing across stores, as across a Redis that lost its data; then one more
-     * per grant of a lock. A semaphore's is never below the clock either.
-     */
-    private long nextToken(Id id) {
-        long clock = clockMicros();
-        Long last = this.lastTokens.get(id);
-        long token = (last == null) ? clock
-                : (id.type() == LockMode.SEMAPHORE) ? Math.max(last + 1, clock) : last + 1;
-        this.lastTokens.put(id, token);
-        return token;
-    }
-
-    private static long clockMicros() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
-    }
-
-    /** A new owner token: random and unguessable, 128 bits in hex as the Redis service makes them. */
-    private static String newOwnerToken() {
-        byte[] random = new byte[16];
-        RANDOM.nextBytes(random);
-        return HexFormat.of().formatHex(random);
     }
 
     private static void removeExpired(LockState state) {
