@@ -9,9 +9,10 @@ import java.util.concurrent.ExecutionException;
 /**
  * A {@link LockService} whose every acquisition goes through the non-blocking {@link LockService#async()} of another
  * and waits on the future: runs the {@link LockServiceContract} through the non-blocking API. A non-blocking call
- * without an explicit owner is its own owner, so the calling thread is named as the owner, as a blocking call's is.
+ * without an explicit owner is its own owner, so the calling thread is named as the owner, as a blocking call's is
+ * (not for a semaphore, whose permits have no owner). Closing it closes the service it wraps.
  */
-public final class AsyncBackedLockService implements LockService {
+public final class AsyncBackedLockService implements LockService, AutoCloseable {
 
     private final LockService service;
 
@@ -50,9 +51,20 @@ public final class AsyncBackedLockService implements LockService {
         return this.service.async();
     }
 
-    /** The options with the calling thread as owner, unless they name one (null stays null: a bad argument). */
+    @Override
+    public void close() throws Exception {
+        if (this.service instanceof AutoCloseable closeable) {
+            closeable.close();
+        }
+    }
+
+    /**
+     * The options with the calling thread as owner, unless they name one or are a semaphore's (null stays null: a bad
+     * argument).
+     */
     private static LockOptions owned(LockOptions options) {
-        return (options == null || options.owner() != null) ? options : options.withOwner(Thread.currentThread());
+        return (options == null || options.owner() != null || options.mode().isSemaphore()) ? options
+                : options.withOwner(Thread.currentThread());
     }
 
     /** Waits for the future; its failure is thrown as the blocking call would throw it. */

@@ -2,7 +2,6 @@ package dev.distlock.memory;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -11,7 +10,6 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.HeldLock;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
-import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
 import dev.distlock.LockInterruptedException;
@@ -20,14 +18,18 @@ import dev.distlock.LockService;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.Listeners;
 import dev.distlock.memory.MemoryHold.Owner;
+import dev.distlock.memory.MemoryHold.PermitHolder;
 import dev.distlock.redis.script.LockKeys;
 
 /**
  * A {@link LockService} in memory, for unit tests of code that takes locks: no Redis, no threads per lock, the
  * semantics of the Redis service within one JVM. Key and option checks, exclusive, read/write and fair locks,
- * reentrancy per owner, fixed leases that run out and watchdog leases that last until released, fencing tokens that
- * increase per key, {@link #acquireAll key sets}, {@link #async()}, listener events and {@link LockInspection} all
- * behave as documented on {@link LockService}. Thread-safe.
+ * semaphores ({@link dev.distlock.LockOptions#withPermits}: limit, fair order, a lease and a fencing token per
+ * acquisition), reentrancy per owner, owner tokens per hold, fixed leases that run out and watchdog leases that last
+ * until released, fencing tokens that start from the clock in microseconds and increase per key, what
+ * {@link #close()} leaves held, {@link #acquireAll key sets}, {@link #async()}, listener events and
+ * {@link LockInspection} all behave as documented on {@link LockService}; the shared contract test of the Redis
+ * service runs against it too. Thread-safe.
  *
  * <pre>{@code
  * InMemoryLockService locks = InMemoryLockService.create();
@@ -46,8 +48,6 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
     private final LockEventListener listener;
 
     private final Duration watchdogLease;
-
-    private final String ownerToken = UUID.randomUUID().toString();
 
     private volatile boolean closed;
 
@@ -83,20 +83,19 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
         if (options == null) {
             throw new IllegalArgumentException("options must not be null");
         }
-        if (options.mode().isSemaphore()) {
-            throw new UnsupportedOperationException("InMemoryLockService offers no semaphores yet");
+        if (options.mode().isSemaphore() && options.permitLimit() == 0) {
+            throw new IllegalArgumentException("A " + options.mode() + " needs its limit: use withPermits(limit)");
         }
         if (this.closed) {
-            throw new IllegalStateException("InMemoryLockService is closed");
+            throw new IllegalStateException("This LockService is closed");
         }
     }
 
     @Override
     protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
             long waitNanos) {
-        Object owner = (options.owner() != null) ? options.owner() : Thread.currentThread();
-        CompletableFuture<@Nullable LockHandle> attempt = this.store.acquire(new Owner(this, owner), key, options,
-                name, remaining(startNanos, waitNanos));
+        CompletableFuture<@Nullable LockHandle> attempt = this.store.acquire(owner(options, Thread.currentThread()),
+                key, options, name, remaining(startNanos, waitNanos));
         try {
             return attempt.get();
         }
@@ -111,7 +110,7 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
             throw new LockInterruptedException(key, ex);
         }
         catch (ExecutionException ex) {
-            throw (ex.getCause() instanceof LockException failure) ? failure : new IllegalStateException(ex);
+            throw (ex.getCause() instanceof RuntimeException failure) ? failure : new IllegalStateException(ex);
         }
     }
 
@@ -124,8 +123,19 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
     @Override
     protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options,
             String name, long startNanos, long waitNanos) {
-        Object owner = (options.owner() != null) ? options.owner() : new Object();
-        return this.store.acquire(new Owner(this, owner), key, options, name, remaining(startNanos, waitNanos));
+        return this.store.acquire(owner(options, null), key, options, name, remaining(startNanos, waitNanos));
+    }
+
+    /**
+     * Who owns an acquisition, as on the Redis service: the options' owner, else the calling thread of a blocking
+     * call, else the non-blocking call itself; every semaphore acquisition is a holder of its own.
+     */
+    private Owner owner(LockOptions options, @Nullable Thread caller) {
+        if (options.mode().isSemaphore()) {
+            return new Owner(this, new PermitHolder(caller));
+        }
+        Object owner = options.owner();
+        return new Owner(this, (owner != null) ? owner : (caller != null) ? caller : new Object());
     }
 
     @Override
@@ -156,15 +166,16 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
         return Duration.ZERO;
     }
 
-    /** Refuses new acquisitions and ends this service's holds and waits, as a stopped process's leases would end. */
+    /**
+     * Stops this service as if its process had died, as the Redis service's {@code close()} does: locks and permits
+     * still held are not released but stay held until their lease ends (a watchdog lease one watchdog lease from now)
+     * or their handle is released, which still works; no lease-lost callback runs. Callers waiting for a lock stop
+     * with {@link IllegalStateException}, and so do new calls.
+     */
     @Override
     public void close() {
         this.closed = true;
         this.store.closed(this);
-    }
-
-    String ownerToken() {
-        return this.ownerToken;
     }
 
     Duration watchdogLease() {

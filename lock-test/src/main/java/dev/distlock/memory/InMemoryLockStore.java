@@ -40,8 +40,7 @@ public final class InMemoryLockStore {
 
     private final Map<Id, LockState> locks = new HashMap<>();
 
-    /** The last fencing token per key, kept as Redis keeps it for the token retention. */
-    private final Map<String, Long> lastTokens = new HashMap<>();
+    private final MemoryTokens tokens = new MemoryTokens();
 
     private long grants;
 
@@ -51,16 +50,17 @@ public final class InMemoryLockStore {
     }
 
     /**
-     * Ends every hold of the key's locks at once, as if the lock vanished from Redis (evicted, or lost in a restart
-     * or failover): the holders' {@link LockHandle#onLeaseLost} callbacks run on the calling thread, their release
-     * throws {@link LeaseLostException}, a re-entry takes the lock anew with a new fencing token, and waiters get it.
+     * Ends every hold of the key's locks and every permit of its semaphore at once, as if they vanished from Redis
+     * (evicted, or lost in a restart or failover): the holders' {@link LockHandle#onLeaseLost} callbacks run on the
+     * calling thread, their release throws {@link LeaseLostException}, a re-entry takes the lock anew with a new
+     * fencing token, and waiters get it.
      */
     public void expire(String key) {
         List<Runnable> after = new ArrayList<>();
         LeaseLostException reason = new LeaseLostException(key,
                 "Lock " + KeyText.quote(key) + " was deleted behind its holder's back (InMemoryLockStore.expire)");
         synchronized (this) {
-            for (LockMode type : new LockMode[] { LockMode.EXCLUSIVE, LockMode.WRITE, LockMode.FAIR }) {
+            for (LockMode type : new LockMode[] { LockMode.EXCLUSIVE, LockMode.WRITE, LockMode.FAIR, LockMode.SEMAPHORE }) {
                 LockState state = this.locks.get(new Id(key, type));
                 if (state != null) {
                     List<MemoryHold> lost = new ArrayList<>();
@@ -94,7 +94,11 @@ public final class InMemoryLockStore {
         boolean upgrade;
         synchronized (this) {
             state = this.locks.computeIfAbsent(Id.of(key, options.mode()), LockState::new);
-            removeExpired(state, after);
+            removeExpired(state);
+            MemoryHold missed = state.takeRanOut(owner, options.mode());
+            if (missed != null) { // as the Redis service finds at a re-entry that the owner's lease ran out
+                reportLost(List.of(missed), after);
+            }
             upgrade = options.mode() == LockMode.WRITE && state.holdOf(owner, LockMode.READ) != null
                     && state.holdOf(owner, LockMode.WRITE) == null;
             MemoryLockHandle handle = upgrade ? null : grant(state, waiter, state.waiters);
@@ -127,9 +131,12 @@ public final class InMemoryLockStore {
         synchronized (this) {
             LockState state = this.locks.get(Id.of(handle.key(), hold.mode));
             if (state != null) {
-                removeExpired(state, after);
+                removeExpired(state);
             }
             boolean last = hold.remove(handle);
+            if (last && state != null) {
+                state.ranOut.remove(hold);
+            }
             LeaseLostException lost = hold.lostReason();
             if (lost != null) {
                 String text = "Lock " + KeyText.quote(handle.key());
@@ -178,18 +185,20 @@ public final class InMemoryLockStore {
         return List.copyOf(held);
     }
 
-    /** Ends a closed service's holds (as its leases would run out) and its waits. */
+    /**
+     * A service was closed, as a process that stops: its holds stay until their leases end (the watchdog's one lease
+     * from now) or until their handles are released, and its waiting calls stop with {@link IllegalStateException}.
+     */
     void closed(InMemoryLockService service) {
         List<Runnable> after = new ArrayList<>();
         synchronized (this) {
+            long now = System.nanoTime();
             for (LockState state : new ArrayList<>(this.locks.values())) {
-                List<MemoryHold> lost = new ArrayList<>();
-                state.removeOf(service, new LeaseLostException(state.id.key(), "The service holding lock "
-                        + KeyText.quote(state.id.key()) + " was closed"), lost);
-                reportLost(lost, after);
+                state.stopRenewalOf(service, now);
                 state.waiters.removeIf(waiter -> {
                     if (waiter.owner().service() == service) {
-                        after.add(() -> waiter.future.complete(null));
+                        after.add(() -> waiter.future.completeExceptionally(new IllegalStateException(
+                                "This LockService was closed while waiting for lock " + KeyText.quote(state.id.key()))));
                         return true;
                     }
                     return false;
@@ -203,7 +212,7 @@ public final class InMemoryLockStore {
 
     /** Grants the waiters that the lock's rules admit now, in arrival order; schedules a re-check for the others. */
     private void process(LockState state, List<Runnable> after) {
-        removeExpired(state, after);
+        removeExpired(state);
         List<Waiter> ahead = new ArrayList<>();
         for (Iterator<Waiter> waiters = state.waiters.iterator(); waiters.hasNext();) {
             Waiter waiter = waiters.next();
@@ -226,11 +235,12 @@ public final class InMemoryLockStore {
         LockMode mode = waiter.mode();
         MemoryHold hold = state.holdOf(waiter.owner(), mode);
         if (hold == null) {
-            if (!state.admits(waiter.owner(), mode, ahead)) {
+            if (!state.admits(waiter, ahead)) {
                 return null;
             }
-            long token = this.lastTokens.merge(state.id.key(), 1L, Long::sum);
-            hold = new MemoryHold(waiter.owner(), mode, token, ++this.grants);
+            String shared = state.sharedOwnerToken(waiter.owner(), mode);
+            hold = new MemoryHold(waiter.owner(), mode, (shared != null) ? shared : MemoryTokens.newOwnerToken(),
+                    mode.isSemaphore() ? waiter.options.permits() : 0, this.tokens.next(state.id), ++this.grants);
             state.holds.add(hold);
         }
         MemoryLockHandle handle = new MemoryLockHandle(this, hold, state.id.key(), waiter.name,
@@ -277,10 +287,8 @@ public final class InMemoryLockStore {
         runAll(after);
     }
 
-    private void removeExpired(LockState state, List<Runnable> after) {
-        List<MemoryHold> lost = new ArrayList<>();
-        state.removeExpired(System.nanoTime(), lost);
-        reportLost(lost, after);
+    private static void removeExpired(LockState state) {
+        state.removeExpired(System.nanoTime());
     }
 
     private static void reportLost(List<MemoryHold> lost, List<Runnable> after) {

@@ -16,8 +16,9 @@ import dev.distlock.memory.MemoryHold.Owner;
 
 /**
  * One lock in the store, as one lock hash in Redis: its holds and its waiters in arrival order, and the rules of its
- * type for who may be granted it. Each type is a lock of its own: an exclusive, a read/write and a fair lock of one
- * key do not exclude each other. Guarded by the store's monitor.
+ * type for who may be granted it. Each type is a lock of its own: an exclusive, a read/write and a fair lock and a
+ * semaphore of one key do not exclude each other; a plain and a fair semaphore of one key are one semaphore. Guarded by
+ * the store's monitor.
  */
 final class LockState {
 
@@ -26,6 +27,13 @@ final class LockState {
     final List<MemoryHold> holds = new ArrayList<>();
 
     final List<Waiter> waiters = new ArrayList<>();
+
+    /**
+     * Holds whose lease ran out unnoticed by their owner: kept until the owner calls again for the lock, which tells it
+     * of the loss then, as the Redis service tells it at a re-entry, or releases them. A lease that runs out is no
+     * loss the Redis service reports by itself: no watchdog watches a fixed lease, nor a closed service's.
+     */
+    final List<MemoryHold> ranOut = new ArrayList<>();
 
     /** When a re-check for the waiters is scheduled (a lease running out frees the lock), or 0. */
     long recheckNanos;
@@ -45,40 +53,71 @@ final class LockState {
     }
 
     /**
-     * Whether the type's rules grant a new hold to {@code owner} now, with {@code ahead} still waiting before it.
+     * Whether the type's rules grant a new hold to {@code waiter} now, with {@code ahead} still waiting before it.
      * Exclusive and fair: nobody holds it (fair: and nobody waits ahead). Write: nobody but the owner itself holds the
      * read lock. Read: no other owner holds the write lock or waits for it ahead, so readers cannot starve a writer.
+     * Semaphore: the permits in use and those asked for stay within the limit the call names (fair: and no fair waiter
+     * is ahead, as a plain waiter keeps no place in the queue).
      */
-    boolean admits(Owner owner, LockMode mode, List<Waiter> ahead) {
-        return switch (mode) {
+    boolean admits(Waiter waiter, List<Waiter> ahead) {
+        Owner owner = waiter.owner();
+        return switch (waiter.mode()) {
             case EXCLUSIVE -> this.holds.isEmpty();
             case FAIR -> this.holds.isEmpty() && ahead.isEmpty();
             case WRITE -> this.holds.stream().allMatch(hold -> hold.owner.equals(owner));
             case READ -> this.holds.stream().noneMatch(hold -> hold.mode == LockMode.WRITE && !hold.owner.equals(owner))
                     && (holdOf(owner, LockMode.WRITE) != null || ahead.stream()
-                        .noneMatch(waiter -> waiter.mode() == LockMode.WRITE && !waiter.owner().equals(owner)));
-            case SEMAPHORE, FAIR_SEMAPHORE -> throw new UnsupportedOperationException("refused at the call");
+                        .noneMatch(other -> other.mode() == LockMode.WRITE && !other.owner().equals(owner)));
+            case SEMAPHORE -> permitsInUse() + waiter.options.permits() <= waiter.options.permitLimit();
+            case FAIR_SEMAPHORE -> permitsInUse() + waiter.options.permits() <= waiter.options.permitLimit()
+                    && ahead.stream().noneMatch(other -> other.mode() == LockMode.FAIR_SEMAPHORE);
         };
     }
 
-    /** Whether another owner holds the lock in a way that excludes {@code hold}'s owner. */
+    /** A semaphore's permits held now, those kept by a delayed release included. */
+    private int permitsInUse() {
+        int inUse = 0;
+        for (MemoryHold hold : this.holds) {
+            inUse += hold.permits;
+        }
+        return inUse;
+    }
+
+    /** The owner token a new hold of {@code owner} gets: its write hold's for a read hold, as in Redis; else null. */
+    @Nullable String sharedOwnerToken(Owner owner, LockMode mode) {
+        MemoryHold write = (mode == LockMode.READ) ? holdOf(owner, LockMode.WRITE) : null;
+        return (write != null) ? write.ownerToken : null;
+    }
+
+    /** Whether another owner holds the lock in a way that excludes {@code hold}'s owner (never for permits). */
     boolean heldAgainst(MemoryHold hold) {
-        return this.holds.stream().anyMatch(other -> !other.owner.equals(hold.owner)
+        return !hold.mode.isSemaphore() && this.holds.stream().anyMatch(other -> !other.owner.equals(hold.owner)
                 && !(other.mode == LockMode.READ && hold.mode == LockMode.READ));
     }
 
-    /** Removes the holds whose lease ran out; those that were held are added to {@code lost}. */
-    void removeExpired(long nowNanos, List<MemoryHold> lost) {
+    /** Removes the holds whose lease ran out; those that were held are marked lost and kept in {@link #ranOut}. */
+    void removeExpired(long nowNanos) {
         this.holds.removeIf(hold -> {
             if (!hold.expiredAt(nowNanos)) {
                 return false;
             }
             if (!hold.isLingering() && hold.lostReason() == null) {
                 hold.markLost(InMemoryLockStore.ranOut(this.id.key()));
-                lost.add(hold);
+                this.ranOut.add(hold);
             }
             return true;
         });
+    }
+
+    /** Takes the owner's hold of this type whose lease ran out, to tell it of the loss; null when there is none. */
+    @Nullable MemoryHold takeRanOut(Owner owner, LockMode mode) {
+        for (MemoryHold hold : this.ranOut) {
+            if (hold.mode == mode && hold.owner.equals(owner)) {
+                this.ranOut.remove(hold);
+                return hold;
+            }
+        }
+        return null;
     }
 
     /** Removes every hold, as when the lock is deleted from Redis; those that were held are added to {@code lost}. */
@@ -93,20 +132,15 @@ final class LockState {
     }
 
     /**
-     * Removes the holds of a closed service, as its leases would end (one left held by {@code releaseAfter} stays for
-     * its time); those that were held are added to {@code lost}.
+     * A closed service's watchdog renews no more: its holds stay, and their watched leases end one watchdog lease
+     * from {@code nowNanos}, as in Redis.
      */
-    void removeOf(InMemoryLockService service, LeaseLostException reason, List<MemoryHold> lost) {
-        this.holds.removeIf(hold -> {
-            if (hold.owner.service() != service || hold.isLingering()) {
-                return false;
+    void stopRenewalOf(InMemoryLockService service, long nowNanos) {
+        for (MemoryHold hold : this.holds) {
+            if (hold.owner.service() == service && !hold.isLingering()) {
+                hold.stopRenewal(nowNanos + service.watchdogLease().toNanos());
             }
-            if (hold.lostReason() == null) {
-                hold.markLost(reason);
-                lost.add(hold);
-            }
-            return true;
-        });
+        }
     }
 
     /** The earliest end of a lease that is not renewed, or {@link Long#MAX_VALUE}. */
@@ -127,14 +161,18 @@ final class LockState {
     }
 
     boolean isEmpty() {
-        return this.holds.isEmpty() && this.waiters.isEmpty();
+        return this.holds.isEmpty() && this.waiters.isEmpty() && this.ranOut.isEmpty();
     }
 
     /** A lock's identity: its key and its type, where the read and write sides are one lock. */
     record Id(String key, LockMode type) {
 
         static Id of(String key, LockMode mode) {
-            return new Id(key, (mode == LockMode.READ) ? LockMode.WRITE : mode);
+            return new Id(key, switch (mode) {
+                case READ -> LockMode.WRITE;
+                case FAIR_SEMAPHORE -> LockMode.SEMAPHORE;
+                default -> mode;
+            });
         }
     }
 

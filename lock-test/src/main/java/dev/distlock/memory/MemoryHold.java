@@ -26,6 +26,12 @@ final class MemoryHold {
 
     final LockMode mode;
 
+    /** The owner token of the hold: random, shared by its re-entries (and by a write hold and its owner's read). */
+    final String ownerToken;
+
+    /** A semaphore holder's permits; 0 for a lock. */
+    final int permits;
+
     final long fencingToken;
 
     final Instant since = Instant.now();
@@ -41,24 +47,30 @@ final class MemoryHold {
      */
     private volatile long deadlineNanos;
 
+    /** Once the owner's service is closed, when the watchdog's last renewal runs out; 0 while it renews. */
+    private long renewedUntilNanos;
+
     private volatile @Nullable LeaseLostException lost;
 
-    MemoryHold(Owner owner, LockMode mode, long fencingToken, long sequence) {
-        this(owner, mode, fencingToken, sequence, 0);
+    MemoryHold(Owner owner, LockMode mode, String ownerToken, int permits, long fencingToken, long sequence) {
+        this(owner, mode, ownerToken, permits, fencingToken, sequence, 0);
     }
 
-    private MemoryHold(Owner owner, LockMode mode, long fencingToken, long sequence, long lingerUntilNanos) {
+    private MemoryHold(Owner owner, LockMode mode, String ownerToken, int permits, long fencingToken, long sequence,
+            long lingerUntilNanos) {
         this.owner = owner;
         this.mode = mode;
+        this.ownerToken = ownerToken;
+        this.permits = permits;
         this.fencingToken = fencingToken;
         this.sequence = sequence;
         this.deadlineNanos = lingerUntilNanos;
     }
 
-    /** A hold of nobody that keeps the lock of {@code ended} until {@code untilNanos}. */
+    /** A hold of nobody that keeps the lock (or the permits) of {@code ended} until {@code untilNanos}. */
     static MemoryHold lingering(MemoryHold ended, long untilNanos) {
-        return new MemoryHold(new Owner(ended.owner.service(), LINGERING), ended.mode, ended.fencingToken,
-                ended.sequence, untilNanos);
+        return new MemoryHold(new Owner(ended.owner.service(), LINGERING), ended.mode, ended.ownerToken,
+                ended.permits, ended.fencingToken, ended.sequence, untilNanos);
     }
 
     void add(MemoryLockHandle handle) {
@@ -93,16 +105,31 @@ final class MemoryHold {
         return this.deadlineNanos;
     }
 
-    /** The watchdog's endless deadline if an open acquisition uses it, else the latest fixed one. */
+    /**
+     * The owner's service was closed: the watchdog renews no more, so a watched lease ends one watchdog lease from now
+     * (at {@code untilNanos}), as a lease in Redis ends within one lease of the last renewal.
+     */
+    void stopRenewal(long untilNanos) {
+        this.renewedUntilNanos = untilNanos;
+        if (!this.handles.isEmpty()) {
+            this.deadlineNanos = latestDeadline();
+        }
+    }
+
+    /**
+     * The watchdog's endless deadline if an open acquisition uses it (its last renewal's end once the service is
+     * closed), else the latest fixed one.
+     */
     private long latestDeadline() {
         long latest = 0;
         boolean first = true;
         for (MemoryLockHandle handle : this.handles) {
-            if (handle.watchdog) {
+            if (handle.watchdog && this.renewedUntilNanos == 0) {
                 return Long.MAX_VALUE;
             }
-            if (first || handle.fixedDeadlineNanos - latest > 0) {
-                latest = handle.fixedDeadlineNanos;
+            long deadline = handle.watchdog ? this.renewedUntilNanos : handle.fixedDeadlineNanos;
+            if (first || deadline - latest > 0) {
+                latest = deadline;
                 first = false;
             }
         }
@@ -163,5 +190,23 @@ final class MemoryHold {
      * different services never share a hold, as their owner tokens differ in Redis.
      */
     record Owner(InMemoryLockService service, Object id) {
+    }
+
+    /**
+     * The owner of one semaphore acquisition's permits: equal only to itself, so that no acquisition re-enters
+     * another's. It reads as the caller it stands for in {@link HeldLock}, as on the Redis service.
+     */
+    static final class PermitHolder {
+
+        private final String caller;
+
+        PermitHolder(@Nullable Thread caller) {
+            this.caller = (caller != null) ? "thread " + caller.getName() : "a non-blocking call";
+        }
+
+        @Override
+        public String toString() {
+            return this.caller;
+        }
     }
 }

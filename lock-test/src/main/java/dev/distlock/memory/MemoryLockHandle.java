@@ -47,7 +47,7 @@ final class MemoryLockHandle extends AbstractLockHandle {
 
     @Override
     public String ownerToken() {
-        return this.hold.owner.service().ownerToken();
+        return this.hold.ownerToken;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.distlock.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -9,6 +10,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.distlock.LockHandle;
+import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.spring.DistributedLock;
@@ -41,6 +43,27 @@ class InMemoryLockServiceInSpringTest {
         });
     }
 
+    /** A semaphore method, as docs/semaphores.md shows it: at most {@code permits} calls at once, across services. */
+    @Test
+    void semaphoreMethodsTakeAPermitOfTheirOwnThroughTheInMemoryService() {
+        this.contextRunner.run(context -> {
+            InMemoryLockService locks = context.getBean(InMemoryLockService.class);
+            Stock stock = context.getBean(Stock.class);
+            LockOptions export = LockOptions.defaults().withPermits(2);
+            assertThat(stock.export()).isEqualTo("[SEMAPHORE exports]");
+            assertThat(locks.heldLocks()).isEmpty();
+            InMemoryLockService otherProcess = locks.store().newService();
+            try (LockHandle one = otherProcess.acquire("exports", export)) {
+                assertThat(stock.export()).as("one permit left").isEqualTo("[SEMAPHORE exports]");
+                try (LockHandle two = otherProcess.acquire("exports", export)) {
+                    assertThat(stock.export()).as("no permit left: SKIP").isNull();
+                }
+            }
+            assertThat(stock.export()).isEqualTo("[SEMAPHORE exports]");
+            otherProcess.close();
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class InMemoryLocks {
 
@@ -66,6 +89,12 @@ class InMemoryLockServiceInSpringTest {
         @DistributedLock(key = "'stock:' + #sku", waitTime = "0s", onNotAcquired = OnNotAcquired.SKIP)
         public String reserve(String sku) {
             return this.locks.store().isLocked("stock:" + sku) ? "reserved under the lock" : "not locked";
+        }
+
+        /** What this service holds while the method runs: its one permit. */
+        @DistributedLock(key = "'exports'", permits = 2, waitTime = "0s", onNotAcquired = OnNotAcquired.SKIP)
+        public @Nullable String export() {
+            return this.locks.heldLocks().stream().map(held -> held.mode() + " " + held.key()).toList().toString();
         }
     }
 }

@@ -213,17 +213,130 @@ class InMemoryLockServiceTest {
     }
 
     @Test
-    void closingAServiceEndsItsHoldsAndRefusesNewCalls() {
-        LockHandle lock = this.locks.acquire("close:1");
+    void aClosedServicesWatchedLockEndsOneWatchdogLeaseLaterWithoutALossReport() {
+        InMemoryLockService closing = InMemoryLockService.builder().store(this.store)
+            .watchdogLease(Duration.ofMillis(300)).build();
+        LockHandle lock = closing.acquire("close:1");
         List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
         lock.onLeaseLost(lost::add);
-        this.locks.close();
-        assertThat(lost).singleElement().satisfies(reason -> assertThat(reason).hasMessageContaining("closed"));
+        long closedAt = System.nanoTime();
+        closing.close();
+        assertThat(lock.isHeld()).isTrue();
+        assertThat(lock.leaseDeadline()).isBefore(Instant.now().plusMillis(301));
+        assertThat(this.other.tryAcquire("close:1")).as("held until the lease ends").isEmpty();
+        LockHandle next = this.other.acquire("close:1", LockOptions.defaults().withWaitTime(DEADLINE));
+        assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+        assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
         assertThat(lock.isHeld()).isFalse();
-        assertThat(this.other.tryAcquire("close:1")).hasValueSatisfying(LockHandle::release);
-        assertThatThrownBy(lock::release).isInstanceOf(LeaseLostException.class);
-        assertThatThrownBy(() -> this.locks.tryAcquire("close:2")).isInstanceOf(IllegalStateException.class)
+        assertThat(lost).as("no watchdog is left to report it").isEmpty();
+        assertThatThrownBy(lock::release).isInstanceOf(NotLockOwnerException.class);
+        assertThatThrownBy(() -> closing.tryAcquire("close:2")).isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("closed");
+        next.release();
+    }
+
+    @Test
+    void aNonBlockingWaiterOfAClosedServiceFailsWithIllegalStateException() {
+        LockHandle held = this.other.acquire("close:3");
+        CompletableFuture<LockHandle> waiting = this.locks.async().acquire("close:3",
+                LockOptions.defaults().withWaitTime(DEADLINE));
+        this.locks.close();
+        assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("closed while waiting");
+        held.release();
+    }
+
+    @Test
+    void fencingTokensComeFromTheClockSoANewStoreNeverRepeatsOne() {
+        long first = this.locks.acquire("fence:1").fencingToken();
+        InMemoryLockService fresh = new InMemoryLockStore().newService(); // as a Redis that lost its data
+        try (LockHandle again = fresh.acquire("fence:1")) {
+            assertThat(again.fencingToken()).isGreaterThan(first);
+        }
+        fresh.close();
+        long permit = this.locks.acquire("fence:1", LockOptions.defaults().withPermits(2)).fencingToken();
+        assertThat(permit).as("a semaphore's own tokens, from the clock too").isGreaterThan(first);
+    }
+
+    @Test
+    void aReadHoldSharesItsOwnersWriteTokenAndNothingElseDoes() {
+        try (LockHandle write = this.locks.acquire("token:1", mode(LockMode.WRITE));
+                LockHandle read = this.locks.acquire("token:1", mode(LockMode.READ))) {
+            assertThat(read.ownerToken()).isEqualTo(write.ownerToken()).matches("[0-9a-f]{32}");
+            try (LockHandle exclusive = this.locks.acquire("token:1")) {
+                assertThat(exclusive.ownerToken()).isNotEqualTo(write.ownerToken());
+            }
+        }
+        try (LockHandle read = this.locks.acquire("token:1", mode(LockMode.READ));
+                LockHandle otherRead = this.locks.acquire("token:1", mode(LockMode.READ).withOwner("batch"))) {
+            assertThat(otherRead.ownerToken()).isNotEqualTo(read.ownerToken());
+        }
+    }
+
+    @Test
+    void fairPermitsAreGrantedInArrivalOrderAndABigAskHoldsBackThoseBehindIt() throws Exception {
+        LockOptions fair = LockOptions.defaults().withMode(LockMode.FAIR).withPermits(3).withWaitTime(DEADLINE);
+        LockHandle first = this.locks.acquire("sem:fair", fair);
+        LockHandle second = this.locks.acquire("sem:fair", fair);
+        CompletableFuture<LockHandle> big = this.other.async().acquire("sem:fair",
+                LockOptions.defaults().withMode(LockMode.FAIR).withPermits(3, 2).withWaitTime(DEADLINE));
+        CompletableFuture<LockHandle> small = this.other.async().acquire("sem:fair", fair);
+        assertThat(this.locks.tryAcquire("sem:fair", fair)).as("nobody overtakes the queue").isEmpty();
+        assertThat(small).as("one permit is free, but the waiter for two came first").isNotDone();
+        assertThat(this.locks.tryAcquire("sem:fair", LockOptions.defaults().withPermits(3)))
+            .as("a plain acquisition does not queue").hasValueSatisfying(LockHandle::release);
+        first.release();
+        LockHandle two = big.get(10, TimeUnit.SECONDS);
+        assertThat(two.fencingToken()).isGreaterThan(second.fencingToken());
+        assertThat(small).isNotDone();
+        second.release();
+        small.get(10, TimeUnit.SECONDS).release();
+        two.release();
+        assertThat(this.store.isLocked("sem:fair")).isFalse();
+    }
+
+    @Test
+    void anExpiredSemaphoreReportsEveryPermitLostAndTheirReleasesFail() {
+        LockHandle permit = this.locks.acquire("sem:lost", LockOptions.defaults().withPermits(2));
+        LockHandle otherPermit = this.other.acquire("sem:lost", LockOptions.defaults().withPermits(2));
+        List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
+        permit.onLeaseLost(lost::add);
+        this.store.expire("sem:lost");
+        assertThat(lost).singleElement().satisfies(reason -> assertThat(reason).hasMessageContaining("deleted"));
+        assertThat(otherPermit.isHeld()).isFalse();
+        LockHandle fresh = this.other.acquire("sem:lost", LockOptions.defaults().withPermits(2));
+        assertThatThrownBy(permit::release).isInstanceOf(LeaseLostException.class)
+            .isNotInstanceOf(NotLockOwnerException.class);
+        fresh.release();
+    }
+
+    @Test
+    void permitsShowInHeldLocksOnePerAcquisitionAndTheWatchdogKeepsThem() {
+        LockHandle one = this.locks.acquire("sem:seen", LockOptions.defaults().withPermits(5, 2).withName("exports"));
+        LockHandle two = this.locks.acquire("sem:seen",
+                LockOptions.defaults().withMode(LockMode.FAIR).withPermits(5).withName("exports"));
+        assertThat(this.locks.heldLocks()).extracting(HeldLock::mode, HeldLock::owner, HeldLock::holdCount)
+            .containsExactly(org.assertj.core.groups.Tuple.tuple(LockMode.SEMAPHORE,
+                    "thread " + Thread.currentThread().getName(), 1),
+                    org.assertj.core.groups.Tuple.tuple(LockMode.FAIR_SEMAPHORE,
+                            "thread " + Thread.currentThread().getName(), 1));
+        assertThat(this.locks.renewingCount()).isEqualTo(2);
+        assertThat(one.leaseDeadline()).isAfter(Instant.now().plusSeconds(20));
+        two.release();
+        one.release();
+        assertThat(this.locks.heldLocks()).isEmpty();
+        assertThat(this.store.isLocked("sem:seen")).isFalse();
+    }
+
+    @Test
+    void aCancelledPermitWaiterTakesNothing() {
+        LockOptions one = LockOptions.defaults().withPermits(1);
+        LockHandle held = this.locks.acquire("sem:cancel", one);
+        CompletableFuture<LockHandle> waiting = this.other.async().acquire("sem:cancel", one.withWaitTime(DEADLINE));
+        waiting.cancel(false);
+        held.release();
+        assertThat(this.store.isLocked("sem:cancel")).isFalse();
+        assertThat(this.other.tryAcquire("sem:cancel", one)).hasValueSatisfying(LockHandle::release);
     }
 
     @Test
