@@ -101,10 +101,11 @@ class PermissionRefusalsTest {
     @ParameterizedTest
     @MethodSource("servers")
     void aUsersNameIsNotReadAsTheKindOfRefusal(String server) {
-        assertCommandOrKey(server, catchThrowable(
-                () -> template(server, "events-channel", "events-secret").opsForValue().set("lock:a", "1")));
-        assertCommandOrKey(server, catchThrowable(
-                () -> template(server, "NOAUTH-reader", "reader-secret").opsForValue().set("lock:a", "1")));
+        StringRedisTemplate events = template(server, "events-channel", "events-secret");
+        StringRedisTemplate reader = template(server, "NOAUTH-reader", "reader-secret");
+
+        assertCommandOrKey(server, catchThrowable(() -> events.opsForValue().set("lock:a", "1")));
+        assertCommandOrKey(server, catchThrowable(() -> reader.opsForValue().set("lock:a", "1")));
     }
 
     /** The start-up check tells a user named after channels who may not run EVALSHA to grant commands, not channels. */
