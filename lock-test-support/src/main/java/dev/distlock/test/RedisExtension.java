@@ -48,7 +48,7 @@ public final class RedisExtension implements ParameterResolver, BeforeAllCallbac
         return store.computeIfAbsent(NODE, key -> Launcher.launch(RedisNodeConfig.defaults()), RedisNode.class);
     }
 
-    /** A run whose chosen server is missing skips the class here, when told to, rather than failing to resolve a node. */
+    /** A run whose chosen server is missing skips the class here, when told to, not in resolving a node. */
     @Override
     public void beforeAll(ExtensionContext context) {
         RedisBinary.chosen();
