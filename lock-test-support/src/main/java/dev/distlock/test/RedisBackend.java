@@ -58,15 +58,17 @@ public enum RedisBackend {
     RedisBackend resolve() {
         switch (this) {
             case CONTAINER:
-                if (RedisBinary.isChosen()) {
-                    throw new IllegalStateException("Redis backend 'container' was requested but "
-                            + RedisBinary.PROPERTY + " / " + RedisBinary.ENVIRONMENT_VARIABLE + " chooses a server "
-                            + "executable, which only the 'binary' backend runs; unset one of the two");
-                }
+                String chosen = RedisBinary.isChosen() ? "; and " + RedisBinary.PROPERTY + " / "
+                        + RedisBinary.ENVIRONMENT_VARIABLE + " chooses a server executable, which only the 'binary' "
+                        + "backend runs" : "";
                 if (!DockerProbe.isDockerAvailable()) {
                     throw new IllegalStateException("Redis backend 'container' was requested but no Docker engine"
                             + " is available (no DOCKER_HOST, no Docker socket, or Testcontainers cannot reach it);"
-                            + " set " + PROPERTY + " / " + ENVIRONMENT_VARIABLE + " to 'binary' or 'auto'");
+                            + " set " + PROPERTY + " / " + ENVIRONMENT_VARIABLE + " to 'binary' or 'auto'" + chosen);
+                }
+                if (!chosen.isEmpty()) {
+                    throw new IllegalStateException("Redis backend 'container' was requested" + chosen
+                            + "; unset one of the two");
                 }
                 return CONTAINER;
             case AUTO:
