@@ -1,13 +1,26 @@
 package dev.distlock.redis;
 
+import java.util.regex.Pattern;
+
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.KeyText;
 import dev.distlock.LockPermissionException;
 import dev.distlock.redis.script.LockScripts;
 
-/** Recognises Redis refusing the lock's user, as opposed to Redis not being reached. */
+/**
+ * Recognises Redis refusing the lock's user, as opposed to Redis not being reached. Servers word refusals differently:
+ * Redis 7.0 "NOPERM this user has no permissions to run the 'set' command", inside a script "ERR The user executing
+ * the script can't ..."; Redis 7.2+ and Valkey "NOPERM User &lt;name&gt; has no permissions to run the 'set' command",
+ * "NOPERM No permissions to access a channel", inside a script "ERR ACL failure in script: ...". So a refusal is
+ * recognised by what they share (the NOPERM, WRONGPASS or NOAUTH code, or one of the two forms of a refusal inside a
+ * script, see {@link LockScripts#refusesPermission}), and its kind is read from its own words, without the user's
+ * name that Redis 7.2+ and Valkey put in (a name may be any word, "NOAUTH" or "events-channel" too).
+ */
 final class PermissionRefusals {
+
+    /** Where Redis 7.2+ and Valkey name the user; a name has no spaces (ACL SETUSER refuses them). */
+    private static final Pattern USER_NAME = Pattern.compile("User \\S+ has no permissions");
 
     private PermissionRefusals() {
     }
@@ -29,12 +42,17 @@ final class PermissionRefusals {
 
     /** Whether Redis refused the credentials (a wrong password, an unknown user, none given), not a grant. */
     static boolean ofCredentials(String refusal) {
-        return refusal.contains("WRONGPASS") || refusal.contains("NOAUTH");
+        String words = withoutUserName(refusal);
+        return words.contains("WRONGPASS") || words.contains("NOAUTH");
     }
 
     /** Whether the refusal was of a pub/sub channel, which the {@code &} rules of an ACL grant. */
     static boolean ofChannel(String refusal) {
-        return refusal.contains("channel");
+        return withoutUserName(refusal).contains("channel");
+    }
+
+    private static String withoutUserName(String refusal) {
+        return USER_NAME.matcher(refusal).replaceAll("User has no permissions");
     }
 
     /** The exception for a refusal met while doing {@code what} on lock {@code key}, or null if it was none. */

@@ -138,7 +138,7 @@ final class BinaryRedisNode extends AbstractRedisNode {
             builder.environment().putAll(config.environment());
             started = builder.start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + RedisBinary.executable(), e);
+            throw new UncheckedIOException("cannot run " + executable(), e);
         }
         if (process != null) {
             Reaper.untrack(process);
@@ -147,7 +147,7 @@ final class BinaryRedisNode extends AbstractRedisNode {
         process = started;
         paused = false;
         if (awaitAnswer(started::isAlive)) {
-            LOG.debug("redis-server {} pid {} is up on port {}{}", RedisBinary.VERSION, started.pid(), port(),
+            LOG.debug("{} pid {} is up on port {}{}", executable(), started.pid(), port(),
                     config.sentinelConfig() != null ? " as a Sentinel" : "");
             return;
         }
@@ -157,15 +157,19 @@ final class BinaryRedisNode extends AbstractRedisNode {
         if (exited && output.contains("Address already in use")) {
             throw new PortInUseException("port " + port() + " is taken by another process");
         }
-        throw new IllegalStateException("redis-server on port " + port()
+        throw new IllegalStateException(executable().getFileName() + " on port " + port()
                 + (exited ? " exited with code " + started.exitValue() + " while starting"
                         : " did not answer PING within " + config.startTimeout())
                 + "; command: " + command() + "\noutput:\n" + output);
     }
 
+    /** The config's own executable, else the run's (see {@link RedisBinary}). */
+    private Path executable() {
+        return config.executable() != null ? config.executable() : RedisBinary.executable();
+    }
+
     private List<String> command() {
-        Path executable = (config.executable() != null) ? config.executable() : RedisBinary.executable();
-        List<String> command = new ArrayList<>(List.of(executable.toString()));
+        List<String> command = new ArrayList<>(List.of(executable().toString()));
         if (config.sentinelConfig() != null) {
             command.add(sentinelConfigFile().toString());
         }

@@ -1,5 +1,6 @@
 package dev.distlock.test;
 
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * Both are stopped after the class through the JUnit store, also when tests fail.
  */
-public final class RedisExtension implements ParameterResolver, BeforeEachCallback {
+public final class RedisExtension implements ParameterResolver, BeforeAllCallback, BeforeEachCallback {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisExtension.class);
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RedisExtension.class);
@@ -47,8 +48,15 @@ public final class RedisExtension implements ParameterResolver, BeforeEachCallba
         return store.computeIfAbsent(NODE, key -> Launcher.launch(RedisNodeConfig.defaults()), RedisNode.class);
     }
 
+    /** A run whose chosen server is missing skips the class here, when told to, not in resolving a node. */
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        RedisBinary.chosen();
+    }
+
     @Override
     public void beforeEach(ExtensionContext context) {
+        RedisBinary.chosen();
         RedisNode node = classStore(context).get(NODE, RedisNode.class);
         if (node != null) {
             reset(node);

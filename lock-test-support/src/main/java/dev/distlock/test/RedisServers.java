@@ -15,7 +15,10 @@ import java.util.List;
  * {@link #startIndependent(int) independent masters} and {@link #startTwemproxy(int) Twemproxy}.
  *
  * <p>Nodes use the backend chosen by {@link RedisBackend#configured()} unless their config overrides
- * it; replicas and the nodes of Sentinel, Cluster and Twemproxy topologies always use the binary. Thread-safe.
+ * it; replicas and the nodes of Sentinel, Cluster and Twemproxy topologies always use the binary. The binary is the
+ * server executable chosen for the whole run by the system property {@value #SERVER_PROPERTY} (or the environment
+ * variable {@code DISTLOCK_TEST_REDIS_SERVER}), e.g. {@code -Ddistlock.test.redis-server=/usr/bin/valkey-server},
+ * by default the static redis-server 7.0.15 of {@code org.signal:embedded-redis}; see {@link #server()}. Thread-safe.
  */
 public final class RedisServers implements AutoCloseable {
 
@@ -23,7 +26,20 @@ public final class RedisServers implements AutoCloseable {
     private final List<AutoCloseable> owned = new ArrayList<>();
     private boolean closed;
 
+    /** The system property that chooses the server executable of the run (a path, or a name on PATH). */
+    public static final String SERVER_PROPERTY = RedisBinary.PROPERTY;
+
     private RedisServers() {
+    }
+
+    /**
+     * Name and version of the server the binary backend runs in this run, from its {@code --version}: e.g.
+     * "Redis 7.0.15" or "Valkey 8.0.1". Nodes whose config names their own executable may run another.
+     *
+     * @throws IllegalStateException when {@value #SERVER_PROPERTY} names no executable file
+     */
+    public static String server() {
+        return RedisBinary.server();
     }
 
     public static RedisServers create() {
