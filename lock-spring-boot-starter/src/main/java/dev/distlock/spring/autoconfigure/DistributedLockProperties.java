@@ -251,7 +251,7 @@ public class DistributedLockProperties implements Validator {
      */
     public static class Redis {
 
-        /** How long a lock call waits for Redis before failing (503), when shorter than the client's timeout. */
+        /** How long a lock call waits for Redis before it fails (503), if shorter than the client's; not for quorum. */
         private Duration callTimeout = RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT;
 
         public Duration getCallTimeout() {
