@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -63,6 +64,23 @@ final class Holds {
     /** Registers a newly granted hold, unless the owner has another that is not over. */
     void add(Hold hold) {
         this.holds.merge(hold.holdKey(), hold, (old, mine) -> old.isOver() ? mine : old);
+    }
+
+    /**
+     * Why a lock was not held at its release: its lease ran out, or, before the lease could have run out (by this
+     * process's deadline, which ends no later than Redis's), the lock was gone from Redis: a restart or failover
+     * most likely.
+     */
+    static LeaseLostException goneAtRelease(Hold hold) {
+        long leftNanos = hold.deadlineNanos() - System.nanoTime();
+        if (leftNanos <= 0) {
+            return new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
+                    + " was no longer held at release: its lease ran out before the holder released it");
+        }
+        return new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key()) + " was gone from Redis at "
+                + "release, " + TimeUnit.NANOSECONDS.toMillis(leftNanos) + " ms before its lease could have run out: "
+                + "Redis most likely restarted without its data or failed over to a replica that had not received it "
+                + "(else the key was deleted or evicted)");
     }
 
     /** Reports a lost lease once: stops renewing it, logs it, and tells the listener, then the holder's callbacks. */

@@ -30,6 +30,9 @@ public final class RedisLockServiceBuilder {
     /** Default {@link #restartGrace}: the default watchdog lease. */
     public static final Duration DEFAULT_RESTART_GRACE = DEFAULT_WATCHDOG_LEASE;
 
+    /** Default {@link #callTimeout}. */
+    public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(2);
+
     /** Default {@link #evictionPolicyCheck}. */
     public static final EvictionPolicyCheck DEFAULT_EVICTION_POLICY_CHECK = EvictionPolicyCheck.WARN;
 
@@ -53,6 +56,7 @@ public final class RedisLockServiceBuilder {
     @Nullable Duration tokenRetention;
     Duration waiterLease = Duration.ofSeconds(6);
     Duration restartGrace = DEFAULT_RESTART_GRACE;
+    Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     EvictionPolicyCheck evictionPolicyCheck = DEFAULT_EVICTION_POLICY_CHECK;
     @Nullable ReplicaAcknowledgement replicaAcknowledgement;
     private @Nullable WaitStrategy waitStrategy;
@@ -214,6 +218,22 @@ public final class RedisLockServiceBuilder {
                     + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + restartGrace);
         }
         this.restartGrace = restartGrace;
+        return this;
+    }
+
+    /**
+     * How long a lock call (a grant, a release, a hand-off) waits for Redis's answer before it fails with
+     * {@link LockUnavailableException}, whatever the Lettuce client's command timeout, which still applies when it is
+     * the shorter; a grant whose answer did not come is undone in the background. Renewals, PING and the startup
+     * checks keep the client's timeout. Applies with a Lettuce connection factory. From 1 ms to 1 hour; default 2
+     * seconds.
+     */
+    public RedisLockServiceBuilder callTimeout(Duration callTimeout) {
+        requireNonNull(callTimeout, "callTimeout");
+        if (callTimeout.toMillis() < 1 || callTimeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("callTimeout must be between 1ms and 1 hour, but was " + callTimeout);
+        }
+        this.callTimeout = callTimeout;
         return this;
     }
 

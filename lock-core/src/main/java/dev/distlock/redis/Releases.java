@@ -194,8 +194,7 @@ final class Releases implements RedisLockHandle.Releaser {
                 ? new NotLockOwnerException(hold.key(), "Lock " + KeyText.quote(hold.key())
                         + " is held by another owner: this "
                         + "holder's lease (fencing token " + handle.fencingToken() + ") was lost before release")
-                : new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
-                        + " was no longer held at release: its lease ran out before the holder released it");
+                : Holds.goneAtRelease(hold);
         this.holds.lose(hold, lost);
         Listeners.emit(this.listener, new LockEvent.ReleaseFailed(handle, lost));
         throw lost;

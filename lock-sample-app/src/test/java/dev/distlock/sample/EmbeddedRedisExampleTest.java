@@ -6,14 +6,17 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import redis.embedded.RedisServer;
@@ -26,14 +29,16 @@ import dev.distlock.test.LockFields;
  * The example of docs/testing.md: an application's integration test against a real Redis without Docker. A
  * redis-server from {@code org.signal:embedded-redis} starts once for the class on a free loopback port, Spring Boot
  * connects to it through {@code spring.data.redis.*}, and since it is new and empty the restart grace is turned off
- * ({@code distlock.safety.restart-grace=0s}), so the first lock is granted at once.
+ * ({@code distlock.safety.restart-grace=0s}), so the first lock is granted at once. Redis stops as the context
+ * closes, after the Redis clients, so that none is left to log reconnect WARNs (see EmbeddedRedisRecipeTest).
  */
 @SpringBootTest(webEnvironment = WebEnvironment.NONE, properties = "distlock.safety.restart-grace=0s")
+@DirtiesContext // the context closes as the class ends, and Redis stops with it (StopRedisLast)
 class EmbeddedRedisExampleTest {
 
     private static int port;
 
-    private static RedisServer redis;
+    static RedisServer redis;
 
     @Autowired
     private LockService locks;
@@ -51,9 +56,14 @@ class EmbeddedRedisExampleTest {
         redis.start();
     }
 
-    @AfterAll
-    static void stopRedis() throws IOException {
-        redis.stop();
+    /** Stops Redis as the context closes, after the lock service and the Redis clients: no reconnect WARNs. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class StopRedisLast {
+
+        @Bean
+        DisposableBean embeddedRedis() {
+            return () -> redis.stop();
+        }
     }
 
     @DynamicPropertySource

@@ -188,8 +188,13 @@ public final class LeaseWatchdog {
                 count++;
             }
             else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
+                // sent before the deadline: the lease was still running in Redis, so the lock was gone otherwise
+                String cause = (sentNanos - hold.deadlineNanos() < 0) ? " was gone from Redis before its lease could "
+                        + "have run out (deleted or taken by another owner while held): Redis most likely restarted "
+                        + "without its data or failed over to a replica that had not received it"
+                        : " was deleted or taken by another owner while held";
                 this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
-                        + " was deleted or taken by another owner while held; the watchdog could not renew it"));
+                        + cause + "; the watchdog could not renew it"));
             }
         }
         if (count > 0) {

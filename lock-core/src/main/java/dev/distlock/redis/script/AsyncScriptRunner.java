@@ -1,9 +1,11 @@
 package dev.distlock.redis.script;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -11,6 +13,7 @@ import java.util.function.Consumer;
 
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -37,6 +40,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Blocking calls run here too ({@link #runBlocking}), waiting as the template waits: the template's path costs a
  * Spring connection wrapper, a JDK proxy and a transaction-resource lookup per call, which the 16-thread benchmark's
  * profile put at about a tenth of the client's CPU per lock cycle.
+ * <p>
+ * A lock call timeout shorter than the client's command timeout bounds each command sent here: at its end the
+ * command completes with a timeout, so that Lettuce does not send it later if it still waits for a reconnect.
  */
 final class AsyncScriptRunner {
 
@@ -56,10 +62,14 @@ final class AsyncScriptRunner {
     /** The client's command timeout, which bounds a blocking call's wait as it bounds the template's. */
     private final long timeoutMillis;
 
+    /** The lock call timeout when shorter than the client's, else 0: the client's timeout bounds each command. */
+    private final long boundMillis;
+
     /** The shared connection's commands, kept between calls; null until first use. */
     private volatile @Nullable Shared sharedCommands;
 
-    AsyncScriptRunner(RedisConnectionFactory connectionFactory, Consumer<Throwable> failures) {
+    AsyncScriptRunner(RedisConnectionFactory connectionFactory, Consumer<Throwable> failures,
+            @Nullable Duration callTimeout) {
         this.connectionFactory = connectionFactory;
         this.failures = failures;
         LettuceConnectionFactory lettuceFactory = (connectionFactory instanceof LettuceConnectionFactory factory)
@@ -67,6 +77,8 @@ final class AsyncScriptRunner {
         this.lettuce = lettuceFactory != null;
         this.shared = lettuceFactory != null && lettuceFactory.getShareNativeConnection();
         this.timeoutMillis = (lettuceFactory != null) ? lettuceFactory.getTimeout() : 0;
+        this.boundMillis = (callTimeout != null && callTimeout.toMillis() < this.timeoutMillis)
+                ? callTimeout.toMillis() : 0;
     }
 
     /** Whether {@link #runBlocking} can run here (a Lettuce factory); else blocking calls need the template. */
@@ -91,9 +103,9 @@ final class AsyncScriptRunner {
 
     /**
      * Runs a script and waits for its reply as the template's blocking call waits: at most the client's command
-     * timeout, the command left to Lettuce's own timeout after that; a failure translated on the calling thread (and
-     * told to the listener) into the exception the template would throw; an interrupt ends the wait with the flag
-     * set again (the command may still run in Redis, as with the template).
+     * timeout (or the shorter lock call timeout), the command left to Lettuce's own timeout after that; a failure
+     * translated on the calling thread (and told to the listener) into the exception the template would throw; an
+     * interrupt ends the wait with the flag set again (the command may still run in Redis, as with the template).
      */
     long runBlocking(RedisScript<Long> script, List<String> keys, Object[] args) {
         CompletableFuture<Long> reply = new CompletableFuture<>();
@@ -164,10 +176,11 @@ final class AsyncScriptRunner {
         byte[][] encodedArgs = encode(args);
         RedisConnection dedicated = connection;
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
-        target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
+        bounded(target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
             .whenComplete((value, failure) -> {
                 if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
-                    target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
+                    bounded(target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys,
+                            encodedArgs))
                         .whenComplete((loaded, evalFailure) -> finish(reply, dedicated, loaded, evalFailure,
                                 translate));
                 }
@@ -175,6 +188,15 @@ final class AsyncScriptRunner {
                     finish(reply, dedicated, value, failure, translate);
                 }
             });
+    }
+
+    /**
+     * The command, completed with a timeout after the lock call timeout when that is the shorter: completed, Lettuce
+     * neither sends it after a reconnect nor waits for it longer (as with its own command timeout).
+     */
+    private CompletionStage<Long> bounded(RedisFuture<Long> command) {
+        return (this.boundMillis > 0)
+                ? command.toCompletableFuture().orTimeout(this.boundMillis, TimeUnit.MILLISECONDS) : command;
     }
 
     @SuppressWarnings("unchecked")
@@ -199,7 +221,11 @@ final class AsyncScriptRunner {
             }
         }
         if (failure != null) {
-            reply.completeExceptionally(translate ? reported(unwrap(failure)) : unwrap(failure));
+            Throwable cause = (unwrap(failure) instanceof TimeoutException) // the bound's, not Lettuce's own
+                    ? new RedisCommandTimeoutException("Redis did not answer a lock call within the lock call timeout "
+                            + "of " + this.boundMillis + " ms")
+                    : unwrap(failure);
+            reply.completeExceptionally(translate ? reported(cause) : cause);
         }
         else if (value == null) {
             reply.completeExceptionally(new IllegalStateException("A lock script answered nothing"));

@@ -19,6 +19,7 @@ import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.WAITING;
 import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -128,9 +129,19 @@ public final class LockScripts {
      */
     public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace,
             @Nullable AcknowledgedClusterScripts acknowledged) {
+        this(redis, restartGrace, acknowledged, null);
+    }
+
+    /**
+     * @param callTimeout how long a lock call waits for Redis when shorter than the client's command timeout (see
+     * {@code RedisLockServiceBuilder#callTimeout}); null: the client's timeout
+     */
+    public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace,
+            @Nullable AcknowledgedClusterScripts acknowledged, @Nullable Duration callTimeout) {
         this.redis = redis;
         this.restartGrace = restartGrace;
-        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), this.aclGuard::noteFailure);
+        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), this.aclGuard::noteFailure,
+                callTimeout);
         this.acknowledged = acknowledged;
         this.renewals = new RenewalScripts(redis, acknowledged, this.aclGuard);
     }

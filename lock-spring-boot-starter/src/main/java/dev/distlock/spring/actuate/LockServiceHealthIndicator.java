@@ -1,6 +1,12 @@
 package dev.distlock.spring.actuate;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
@@ -12,7 +18,8 @@ import dev.distlock.spring.RestartGraceMonitor;
 
 /**
  * The health of a {@link LockInspection}: {@code DOWN} when Redis does not answer a PING through the service's
- * connection (within the client's command timeout), or when the watchdog is behind with a lease
+ * connection within {@link #PING_TIMEOUT} (1 second; so a health check answers in about that long at most, never
+ * waiting for the client's command timeout), or when the watchdog is behind with a lease
  * ({@link LockInspection#overdueRenewalCount()}: a watched lease not renewed for two renewal intervals, which is
  * lost if renewal does not catch up by its deadline). Otherwise {@code UP}. Details: {@code redis}
  * ({@code reachable} or {@code unreachable}, with the {@code error}), {@code heldLocks}, {@code renewing},
@@ -21,6 +28,12 @@ import dev.distlock.spring.RestartGraceMonitor;
  * status staying {@code UP}: held locks go on, and the grace ends by itself.
  */
 public class LockServiceHealthIndicator implements HealthIndicator {
+
+    /** How long a health check waits for Redis's answer to its PING. */
+    public static final Duration PING_TIMEOUT = Duration.ofSeconds(1);
+
+    /** The PING still awaiting Redis's answer, which the next check waits for rather than send another. */
+    private final AtomicReference<CompletableFuture<Duration>> ping = new AtomicReference<>();
 
     private final LockInspection lockService;
 
@@ -41,11 +54,24 @@ public class LockServiceHealthIndicator implements HealthIndicator {
     public Health health() {
         Health.Builder health;
         try {
-            this.lockService.ping();
+            ping().get(PING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             health = Health.up().withDetail("redis", "reachable");
         }
-        catch (LockUnavailableException ex) {
-            health = Health.down(rootCause(ex)).withDetail("redis", "unreachable");
+        catch (ExecutionException ex) {
+            Throwable cause = ex.getCause();
+            if (!(cause instanceof LockUnavailableException unavailable)) { // reported by Boot as it was before
+                throw (cause instanceof RuntimeException runtime) ? runtime : new IllegalStateException(cause);
+            }
+            health = Health.down(rootCause(unavailable)).withDetail("redis", "unreachable");
+        }
+        catch (TimeoutException ex) {
+            health = Health.down()
+                .withDetail("redis", "unreachable")
+                .withDetail("error", "Redis did not answer a PING within " + PING_TIMEOUT.toMillis() + " ms");
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            health = Health.unknown().withDetail("redis", "interrupted while waiting for a PING");
         }
         int overdue = this.lockService.overdueRenewalCount();
         if (overdue > 0) {
@@ -60,6 +86,32 @@ public class LockServiceHealthIndicator implements HealthIndicator {
             .withDetail("overdueRenewals", overdue)
             .withDetail("renewalInterval", this.lockService.renewalInterval().toString())
             .build();
+    }
+
+    /**
+     * The PING in flight, or a new one sent from a thread of its own: the caller waits at most {@link #PING_TIMEOUT},
+     * while the PING may wait for the client's command timeout; at most one is in flight however often health is asked.
+     */
+    private CompletableFuture<Duration> ping() {
+        CompletableFuture<Duration> current = this.ping.get();
+        if (current != null && !current.isDone()) {
+            return current;
+        }
+        CompletableFuture<Duration> next = new CompletableFuture<>();
+        if (!this.ping.compareAndSet(current, next)) {
+            return this.ping.get();
+        }
+        Thread sender = new Thread(() -> {
+            try {
+                next.complete(this.lockService.ping());
+            }
+            catch (Throwable ex) {
+                next.completeExceptionally(ex);
+            }
+        }, "distlock-health-ping");
+        sender.setDaemon(true);
+        sender.start();
+        return next;
     }
 
     private static Throwable rootCause(Throwable failure) {

@@ -49,6 +49,8 @@ public final class DistributedLockAutoConfiguration {
                     safety.getEvictionPolicyCheck(), builder::evictionPolicyCheck)
             .set("shardingProxy", "distlock.sharding-proxy", properties.isShardingProxy(), builder::shardingProxy)
             .set("logKeys", "distlock.log-keys", properties.isLogKeys(), builder::logKeys)
+            .set("callTimeout", "distlock.redis.call-timeout", properties.getRedis().getCallTimeout(),
+                    builder::callTimeout)
             .setIfPresent("waitStrategy", "distlock.wait-strategy", properties.getWaitStrategy(),
                     builder::waitStrategy);
         HandOffProperties handOff = properties.getHandOff();

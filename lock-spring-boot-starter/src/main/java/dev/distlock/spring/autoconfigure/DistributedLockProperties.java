@@ -82,6 +82,8 @@ public class DistributedLockProperties implements Validator {
 
     private final ReplicaAcknowledgements replicaAcknowledgements = new ReplicaAcknowledgements();
 
+    private final Redis redis = new Redis();
+
     @NestedConfigurationProperty
     private final HandOffProperties handOff = new HandOffProperties();
 
@@ -181,6 +183,10 @@ public class DistributedLockProperties implements Validator {
         return this.aspect;
     }
 
+    public Redis getRedis() {
+        return this.redis;
+    }
+
     @Override
     public boolean supports(Class<?> type) {
         return DistributedLockProperties.class.isAssignableFrom(type);
@@ -243,6 +249,20 @@ public class DistributedLockProperties implements Validator {
     /**
      * Waiting for replicas after every grant and renewal (Redis WAIT), so that a lock survives a Sentinel failover.
      */
+    public static class Redis {
+
+        /** How long a lock call waits for Redis before it fails (503), if shorter than the client's; not for quorum. */
+        private Duration callTimeout = RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT;
+
+        public Duration getCallTimeout() {
+            return this.callTimeout;
+        }
+
+        public void setCallTimeout(Duration callTimeout) {
+            this.callTimeout = callTimeout;
+        }
+    }
+
     public static class ReplicaAcknowledgements {
 
         /** Replicas that must acknowledge each grant and renewal; 0 (the default) waits for none. */

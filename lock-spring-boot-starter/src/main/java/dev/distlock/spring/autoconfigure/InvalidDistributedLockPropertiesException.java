@@ -12,8 +12,9 @@ final class InvalidDistributedLockPropertiesException extends IllegalStateExcept
     private final List<String> problems;
 
     InvalidDistributedLockPropertiesException(List<String> problems) {
-        super("Invalid distlock configuration: " + String.join("; ", problems) + ". The properties are listed in "
-                + "docs/spring-boot.md.");
+        // the problems last: one may end with a question ("did you mean ...?"), which no full stop may follow
+        super("Invalid distlock configuration (the properties are listed at " + DocsAddress.page("spring-boot.md")
+                + "): " + String.join("; ", problems));
         this.problems = List.copyOf(problems);
     }
 

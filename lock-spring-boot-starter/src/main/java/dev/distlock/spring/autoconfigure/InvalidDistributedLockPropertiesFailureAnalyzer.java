@@ -7,9 +7,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 final class InvalidDistributedLockPropertiesFailureAnalyzer
         extends AbstractFailureAnalyzer<InvalidDistributedLockPropertiesException> {
 
-    static final String ACTION = "Correct or remove the properties above; the distlock properties are listed in "
-            + "docs/spring-boot.md. Set " + DistributedLockPropertiesCheck.MODE_PROPERTY + "=warn to only log "
-            + "such properties, or =off to skip the check.";
+    static final String ACTION = "Correct or remove the properties above (the distlock properties are listed at "
+            + DocsAddress.page("spring-boot.md") + "). Set " + DistributedLockPropertiesCheck.MODE_PROPERTY
+            + "=warn to only log such properties, or =off to skip the check.";
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidDistributedLockPropertiesException cause) {

@@ -28,8 +28,8 @@ import dev.distlock.LockMode;
  * <ul>
  * <li>{@value #ACQUIRE_ATTEMPTS} (counter) and {@value #ACQUIRE_WAIT} (timer, the time spent acquiring), tagged
  * {@code name}, {@code mode} and {@code outcome}: {@code acquired}, {@code timed_out} (held by another owner, or no
- * permit free, until the wait ended, or at a {@code tryAcquire}'s one attempt), {@code redis_error},
- * {@code interrupted} or {@code failed}. A multi-key acquisition counts one attempt per key, and blocking,
+ * permit free, until the wait ended, or at a {@code tryAcquire}'s one attempt), {@code restart_grace} (refused by a
+ * Redis younger than its restart grace), {@code redis_error}, {@code interrupted} or {@code failed}. A multi-key acquisition counts one attempt per key, and blocking,
  * non-blocking and reactive calls count alike;</li>
  * <li>{@value #HAND_OFFS} (counter): locks handed straight from a releasing holder to a waiter of the same service,
  * tagged {@code name} and {@code mode};</li>

@@ -1,6 +1,7 @@
 package dev.distlock.spring.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -15,16 +16,25 @@ import org.springframework.boot.health.contributor.Status;
 import dev.distlock.LockHandle;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
+import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.LockUnavailableException;
+import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockHealthAutoConfiguration;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
-/** The {@code distlock} health contributor: UP with its details, DOWN while the watchdog is behind. */
+/**
+ * The {@code distlock} health contributor: UP with its details, DOWN while the watchdog is behind, DOWN within its
+ * bound while Redis does not answer.
+ */
 @RedisTest
 class LockServiceHealthIndicatorTest {
+
+    /** Generous room above a documented bound for a loaded 2-core machine; far below Boot's 60 s command timeout. */
+    private static final Duration SLACK = Duration.ofMillis(1500);
 
     @Test
     void aWatchdogThatFallsBehindTurnsHealthDownWhileRedisStillAnswers(RedisNode redis) {
@@ -62,6 +72,66 @@ class LockServiceHealthIndicatorTest {
                 assertThat(lock.isHeld()).isTrue();
                 lock.release();
             });
+    }
+
+    @Test
+    void aFrozenRedisTurnsHealthDownWithinItsBoundAndLockCallsFailWithinTheCallTimeout(RedisNode redis) {
+        outage(redis, () -> redis.pause(), () -> redis.resume());
+    }
+
+    @Test
+    void aKilledRedisTurnsHealthDownWithinItsBoundAndLockCallsFailWithinTheCallTimeout(RedisNode redis) {
+        outage(redis, () -> redis.kill(), () -> redis.restart());
+    }
+
+    /**
+     * With Boot's default Redis settings (a 60 s command timeout): while Redis does not answer, health is DOWN within
+     * about its PING timeout, every time it is asked, and a lock call fails with LockUnavailableException within about
+     * the lock call timeout; once Redis is back, health is UP and locks work.
+     */
+    private static void outage(RedisNode redis, Runnable fault, Runnable repair) {
+        LockContexts.runner(redis)
+            .withConfiguration(AutoConfigurations.of(DistributedLockHealthAutoConfiguration.class))
+            .run(context -> {
+                HealthIndicator indicator = context.getBean("distlockHealthIndicator", HealthIndicator.class);
+                LockService locks = context.getBean(LockService.class);
+                locks.acquire("warm-up").release(); // connected before the fault
+                assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+                try {
+                    fault.run();
+                    for (int check = 0; check < 3; check++) { // a PING still in flight is not sent again
+                        long start = System.nanoTime();
+                        Health down = indicator.health();
+                        assertThat(since(start)).as("health answers within its bound")
+                            .isLessThan(LockServiceHealthIndicator.PING_TIMEOUT.plus(SLACK));
+                        assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                        assertThat(down.getDetails()).containsEntry("redis", "unreachable").containsKey("error");
+                    }
+                    LockOptions waiting = LockOptions.defaults().withWaitTime(Duration.ofSeconds(20));
+                    long start = System.nanoTime();
+                    assertThatThrownBy(() -> locks.tryAcquire("booking:7", waiting))
+                        .isInstanceOf(LockUnavailableException.class);
+                    assertThat(since(start)).as("a lock call fails within the lock call timeout")
+                        .isLessThan(RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT.plus(SLACK));
+                }
+                finally {
+                    repair.run();
+                }
+                Await.until(Duration.ofSeconds(20), () -> indicator.health().getStatus().equals(Status.UP),
+                        "health is UP once Redis answers again");
+                Await.until(Duration.ofSeconds(20), () -> {
+                    try {
+                        return locks.tryAcquire("booking:7", LockOptions.defaults()).isPresent();
+                    }
+                    catch (LockUnavailableException ex) {
+                        return false;
+                    }
+                }, "locks work once Redis answers again");
+            });
+    }
+
+    private static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
     /** Blocks the watchdog's thread at its first renewal until told to go on. */

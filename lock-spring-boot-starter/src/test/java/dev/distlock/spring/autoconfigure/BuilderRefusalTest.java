@@ -36,6 +36,7 @@ class BuilderRefusalTest {
             distlock.max-key-length=2048       | must be between 1 and 1024, but was 2048
             distlock.hand-off.max-time=0s      | must be positive, but was 0 ms
             distlock.safety.restart-grace=8d   | must be between 0 and 7 days, but was 8 d 0 h
+            distlock.redis.call-timeout=0s     | must be between 1ms and 1 hour, but was 0 ms
             distlock.replica-acknowledgements.timeout=2m | must be between 1ms and 1 minute, but was 2 min 0 s
             distlock.watchdog.renewal-interval=40s | (40.0 s) must be shorter than distlock.watchdog.lease (30.0 s)
             """)

@@ -38,7 +38,7 @@ class ConfigurationMetadataTest {
                 "distlock.shedlock.key-prefix", "distlock.lock-registry.enabled", "distlock.lock-registry.key-prefix",
                 "distlock.lock-registry.cache-capacity", "distlock.safety.restart-grace",
                 "distlock.safety.eviction-policy-check", "distlock.hand-off.limit", "distlock.hand-off.max-time",
-                "distlock.properties-check");
+                "distlock.properties-check", "distlock.redis.call-timeout");
         properties.forEach((name, entry) -> assertThat(field(entry, "description")).as(name).isNotBlank());
         assertThat(field(properties.get("distlock.enabled"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.verify-access-on-startup"), "defaultValue")).isEqualTo("true");
@@ -54,6 +54,7 @@ class ConfigurationMetadataTest {
         assertThat(field(properties.get("distlock.on-not-acquired"), "defaultValue")).isEqualTo("throw");
         assertThat(field(properties.get("distlock.properties-check"), "defaultValue")).isEqualTo("fail");
         assertThat(field(properties.get("distlock.quorum.node-timeout"), "defaultValue")).isEqualTo("200ms");
+        assertThat(field(properties.get("distlock.redis.call-timeout"), "defaultValue")).isEqualTo("2s");
         assertThat(field(properties.get("distlock.sharding-proxy"), "defaultValue")).isEqualTo("false");
         assertThat(field(properties.get("distlock.web.problem-details"), "defaultValue")).isEqualTo("true");
         assertThat(field(properties.get("distlock.web.retry-after"), "defaultValue")).isEqualTo("1s");

@@ -3,8 +3,10 @@ package dev.distlock.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -168,11 +170,31 @@ class DistributedLockPropertiesCheckTest {
             try (ConfigurableApplicationContext context = application.run()) {
                 assertThat(context).isNull();
             }
-        }).isInstanceOf(InvalidDistributedLockPropertiesException.class);
+        }).isInstanceOf(InvalidDistributedLockPropertiesException.class)
+            .hasMessageContaining("listed at https://")
+            .hasMessageEndingWith("did you mean distlock.watchdog.lease?")
+            .hasMessageNotContaining("?.");
         assertThat(output).contains("APPLICATION FAILED TO START")
             .contains("distlock.watchdog.leese (set in class path resource [properties-check/typo.yml] - 8:")
             .contains("did you mean distlock.watchdog.lease?")
+            .doesNotContain("?.")
+            .contains("the distlock properties are listed at https://")
+            .doesNotContain("listed in docs/")
             .contains("distlock.properties-check=warn");
+    }
+
+    @Test
+    void startupFailuresLinkToThePublishedDocsAddressTheBuildSets() throws Exception {
+        Properties docs = new Properties();
+        try (InputStream in = DocsAddress.class.getResourceAsStream("docs.properties")) {
+            assertThat(in).as("docs.properties on the class path").isNotNull();
+            docs.load(in);
+        }
+        assertThat(docs.getProperty("url")).as("filled in from the build property distlock.docs.url")
+            .startsWith("https://")
+            .doesNotContain("${");
+        assertThat(InvalidDistributedLockPropertiesFailureAnalyzer.ACTION)
+            .contains("listed at " + docs.getProperty("url") + "/spring-boot.md)");
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -79,6 +79,7 @@ class PropertyDefaultsTest {
         defaults.put("distlock.hand-off.limit", RedisLockServiceBuilder.DEFAULT_MAX_HAND_OFFS);
         defaults.put("distlock.hand-off.max-time", RedisLockServiceBuilder.DEFAULT_MAX_HAND_OFF_TIME);
         defaults.put("distlock.safety.restart-grace", RedisLockServiceBuilder.DEFAULT_RESTART_GRACE);
+        defaults.put("distlock.redis.call-timeout", RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT);
         defaults.put("distlock.safety.eviction-policy-check", RedisLockServiceBuilder.DEFAULT_EVICTION_POLICY_CHECK);
         defaults.put("distlock.quorum.node-timeout", QuorumLockServiceBuilder.DEFAULT_NODE_TIMEOUT);
         defaults.put("distlock.shedlock.key-prefix", DistributedLockProvider.DEFAULT_KEY_PREFIX);

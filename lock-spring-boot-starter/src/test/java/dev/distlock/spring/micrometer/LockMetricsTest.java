@@ -26,11 +26,13 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.RestartGraceException;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
+import dev.distlock.test.RedisServers;
 import dev.distlock.test.RedisTest;
 
 /**
@@ -124,6 +126,21 @@ class LockMetricsTest {
             assertThat(attempts(meters, "stock", "redis_error")).isEqualTo(1);
             assertThat(waits(meters, "stock", "redis_error").count()).isEqualTo(1);
             assertNoKeyInAnyTag(meters);
+        });
+    }
+
+    @Test
+    void aRestartGraceRefusalHasItsOwnOutcomeNotRedisError(RedisServers servers) {
+        RedisNode young = servers.start(); // younger than the grace: Redis refuses new locks
+        runner(young).withPropertyValues("distlock.safety.restart-grace=1h").run(context -> {
+            MeterRegistry meters = context.getBean(MeterRegistry.class);
+            LockService locks = context.getBean(LockService.class);
+            assertThatThrownBy(() -> locks.acquire("stock:sku-9f3a", LockOptions.defaults().withWaitTime(Duration.ZERO)))
+                .isInstanceOf(RestartGraceException.class);
+
+            assertThat(attempts(meters, "stock", "restart_grace")).isEqualTo(1);
+            assertThat(waits(meters, "stock", "restart_grace").count()).isEqualTo(1);
+            assertThat(attempts(meters, "stock", "redis_error")).as("no Redis-error alert after a restart").isZero();
         });
     }
 
