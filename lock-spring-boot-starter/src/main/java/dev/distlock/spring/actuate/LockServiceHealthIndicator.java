@@ -1,13 +1,10 @@
 package dev.distlock.spring.actuate;
 
-import java.util.Map;
-
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 import dev.distlock.LockInspection;
-import dev.distlock.LockUnavailableException;
 import dev.distlock.spring.RestartGraceMonitor;
 
 /**
@@ -39,34 +36,9 @@ public class LockServiceHealthIndicator implements HealthIndicator {
 
     @Override
     public Health health() {
-        Health.Builder health;
-        try {
-            this.lockService.ping();
-            health = Health.up().withDetail("redis", "reachable");
-        }
-        catch (LockUnavailableException ex) {
-            health = Health.down(rootCause(ex)).withDetail("redis", "unreachable");
-        }
-        int overdue = this.lockService.overdueRenewalCount();
-        if (overdue > 0) {
-            health.down();
-        }
-        Map<String, Object> grace = (this.restartGrace != null) ? this.restartGrace.state() : null;
-        if (grace != null) {
-            health.withDetail("restartGrace", grace);
-        }
-        return health.withDetail("heldLocks", this.lockService.heldLocks().size())
-            .withDetail("renewing", this.lockService.renewingCount())
-            .withDetail("overdueRenewals", overdue)
-            .withDetail("renewalInterval", this.lockService.renewalInterval().toString())
-            .build();
-    }
-
-    private static Throwable rootCause(Throwable failure) {
-        Throwable cause = failure;
-        while (cause.getCause() != null && cause.getCause() != cause) {
-            cause = cause.getCause();
-        }
-        return cause;
+        LockHealth health = LockHealth.of(this.lockService, this.restartGrace);
+        Throwable error = health.error();
+        Health.Builder builder = (error != null) ? Health.down(error) : health.isUp() ? Health.up() : Health.down();
+        return builder.withDetails(health.details()).build();
     }
 }

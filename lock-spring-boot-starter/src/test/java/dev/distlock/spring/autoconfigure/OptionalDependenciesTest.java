@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
@@ -50,7 +50,7 @@ class OptionalDependenciesTest {
                 DistributedLockHealthAutoConfiguration.class);
         return LockContexts.runner(redis)
             .withConfiguration(AutoConfigurations.of(registered.toArray(Class<?>[]::new)))
-            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootAutoConfigurations.METRICS))
             .withPropertyValues("management.endpoints.web.exposure.include=locks");
     }
 

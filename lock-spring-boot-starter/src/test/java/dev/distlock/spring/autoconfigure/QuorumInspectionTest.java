@@ -12,8 +12,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.HeldLock;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
@@ -41,7 +41,7 @@ class QuorumInspectionTest {
     void theEndpointHealthAndGaugeSeeQuorumLocks() {
         String nodes = String.join(",", masters.stream().map(master -> "127.0.0.1:" + master.port()).toList());
         LockContexts.runner(masters.get(0))
-            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, DistributedLockEndpointAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(BootAutoConfigurations.METRICS, DistributedLockEndpointAutoConfiguration.class,
                     DistributedLockHealthAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
             .withPropertyValues("distlock.quorum.nodes=" + nodes, "distlock.quorum.node-timeout=200ms",

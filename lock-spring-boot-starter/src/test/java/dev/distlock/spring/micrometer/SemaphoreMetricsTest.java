@@ -15,9 +15,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
@@ -46,7 +46,7 @@ class SemaphoreMetricsTest {
     private static ApplicationContextRunner runner(RedisNode redis) {
         return LockContexts.runner(redis)
             .withConfiguration(
-                    AutoConfigurations.of(MetricsAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
+                    AutoConfigurations.of(BootAutoConfigurations.METRICS, DistributedLockMetricsAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
             .withPropertyValues("spring.data.redis.timeout=300ms", "distlock.watchdog.lease=1500ms",
                     "distlock.watchdog.renewal-interval=100ms");
