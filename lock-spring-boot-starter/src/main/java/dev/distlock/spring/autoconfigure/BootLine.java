@@ -37,6 +37,11 @@ final class BootLine {
     static final String BOOT3_OBSERVATION =
             "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration";
 
+    static final String BOOT4_HEALTH_INDICATOR = "org.springframework.boot.health.contributor.HealthIndicator";
+
+    static final String BOOT4_ENABLED_HEALTH_INDICATOR =
+            "org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator";
+
     static final String BOOT3_HEALTH_INDICATOR = "org.springframework.boot.actuate.health.HealthIndicator";
 
     static final String BOOT3_ENABLED_HEALTH_INDICATOR =
