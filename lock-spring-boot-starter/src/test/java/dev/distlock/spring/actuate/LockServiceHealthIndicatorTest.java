@@ -8,16 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
 
-import dev.distlock.LockHandle;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
+import dev.distlock.LockHandle;
 import dev.distlock.LockService;
+import dev.distlock.spring.BootHealth;
 import dev.distlock.spring.LockContexts;
-import dev.distlock.spring.autoconfigure.DistributedLockHealthAutoConfiguration;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -29,14 +26,13 @@ class LockServiceHealthIndicatorTest {
     @Test
     void aWatchdogThatFallsBehindTurnsHealthDownWhileRedisStillAnswers(RedisNode redis) {
         LockContexts.runner(redis)
-            .withConfiguration(AutoConfigurations.of(DistributedLockHealthAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootHealth.autoConfigurations()))
             .withPropertyValues("distlock.watchdog.lease=10s", "distlock.watchdog.renewal-interval=100ms")
             .withBean(StuckRenewals.class)
             .run(context -> {
-                HealthIndicator indicator = context.getBean("distlockHealthIndicator", HealthIndicator.class);
-                Health idle = indicator.health();
-                assertThat(idle.getStatus()).isEqualTo(Status.UP);
-                assertThat(idle.getDetails()).containsEntry("redis", "reachable")
+                BootHealth idle = BootHealth.of(context);
+                assertThat(idle.status()).isEqualTo("UP");
+                assertThat(idle.details()).containsEntry("redis", "reachable")
                     .containsEntry("heldLocks", 0)
                     .containsEntry("renewing", 0)
                     .containsEntry("overdueRenewals", 0)
@@ -47,17 +43,17 @@ class LockServiceHealthIndicatorTest {
                 try {
                     // a listener that blocks holds up the watchdog's thread, as a misbehaving one would
                     assertThat(stuck.blocking.await(10, TimeUnit.SECONDS)).isTrue();
-                    Await.until(Duration.ofSeconds(10), () -> indicator.health().getStatus().equals(Status.DOWN),
+                    Await.until(Duration.ofSeconds(10), () -> BootHealth.of(context).status().equals("DOWN"),
                             "health goes DOWN once the lease is two renewal intervals overdue");
-                    Health behind = indicator.health();
-                    assertThat(behind.getDetails()).containsEntry("redis", "reachable")
+                    BootHealth behind = BootHealth.of(context);
+                    assertThat(behind.details()).containsEntry("redis", "reachable")
                         .containsEntry("heldLocks", 1)
                         .containsEntry("overdueRenewals", 1);
                 }
                 finally {
                     stuck.unblock.countDown();
                 }
-                Await.until(Duration.ofSeconds(10), () -> indicator.health().getStatus().equals(Status.UP),
+                Await.until(Duration.ofSeconds(10), () -> BootHealth.of(context).status().equals("UP"),
                         "health is UP again once the watchdog catches up");
                 assertThat(lock.isHeld()).isTrue();
                 lock.release();

@@ -16,10 +16,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.DistributedLockAdvisor;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.actuate.LocksEndpoint;

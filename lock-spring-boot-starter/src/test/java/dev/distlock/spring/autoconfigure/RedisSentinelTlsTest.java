@@ -15,9 +15,9 @@ import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoCon
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.test.RedisNodeConfig;
 import dev.distlock.test.RedisServers;
 import dev.distlock.test.SentinelTopology;
