@@ -15,12 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.boot.transaction.autoconfigure.TransactionManagerCustomizationAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -109,9 +104,9 @@ class LeaseLostTransactionTest {
 
     private static ApplicationContextRunner runner(RedisNode redis) {
         return LockContexts.runner(redis)
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-                    TransactionAutoConfiguration.class, TransactionManagerCustomizationAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(BootAutoConfigurations.DATA_SOURCE,
+                    BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER, BootAutoConfigurations.JDBC_TEMPLATE,
+                    BootAutoConfigurations.TRANSACTION, BootAutoConfigurations.TRANSACTION_MANAGER_CUSTOMIZATION,
                     DistributedLockTransactionAutoConfiguration.class))
             .withUserConfiguration(BookingsConfiguration.class)
             .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");

@@ -3,7 +3,6 @@ package dev.distlock.spring;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.spring.autoconfigure.DistributedLockAspectAutoConfiguration;
@@ -27,7 +26,7 @@ public final class LockContexts {
     public static ApplicationContextRunner runner(int port) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
-                    PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                    PropertyPlaceholderAutoConfiguration.class, BootAutoConfigurations.DATA_REDIS,
                     QuorumLockAutoConfiguration.class, DistributedLockAutoConfiguration.class,
                     DistributedLockAspectAutoConfiguration.class,
                     DistributedLockPropertiesCheckAutoConfiguration.class))

@@ -19,11 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.Advised;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -166,9 +162,9 @@ class TransactionBoundaryTest {
 
     private static ApplicationContextRunner runner(RedisNode redis) {
         return LockContexts.runner(redis)
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                    DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-                    TransactionAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootAutoConfigurations.DATA_SOURCE,
+                    BootAutoConfigurations.DATA_SOURCE_TRANSACTION_MANAGER, BootAutoConfigurations.JDBC_TEMPLATE,
+                    BootAutoConfigurations.TRANSACTION))
             .withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
     }
 

@@ -8,6 +8,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.DecoratedRedisConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -70,7 +72,7 @@ public final class ShardedPubSub {
         }
         try {
             // routed by the channel's slot, like the release scripts' SPUBLISH
-            redis.execute((RedisCallback<Object>) connection -> ((LettuceConnection) connection).execute("SPUBLISH",
+            redis.execute((RedisCallback<Object>) connection -> lettuce(connection).execute("SPUBLISH",
                     new IntegerOutput<>(ByteArrayCodec.INSTANCE), this.probeChannel, new byte[0]), true);
             logger.debug("Release messages use sharded pub/sub (SPUBLISH and SSUBSCRIBE)");
             return true;
@@ -85,6 +87,15 @@ public final class ShardedPubSub {
                     + "+sunsubscribe): " + refusal);
             return false;
         }
+    }
+
+    /**
+     * The Lettuce connection a callback gets: Spring Data Redis 3.5's {@link StringRedisTemplate} hands it over
+     * decorated (a {@code DefaultStringRedisConnection}), 4.x as it is.
+     */
+    private static LettuceConnection lettuce(RedisConnection connection) {
+        return (LettuceConnection) ((connection instanceof DecoratedRedisConnection decorated)
+                ? decorated.getDelegate() : connection);
     }
 
     /** Redis's answer when it does not know SPUBLISH or the user may not run it, else null. */

@@ -36,9 +36,9 @@ import org.junit.jupiter.api.Timeout
 import org.springframework.boot.autoconfigure.AutoConfigurations
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration
 import org.springframework.boot.test.context.FilteredClassLoader
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
+import org.springframework.util.ClassUtils
 
 /**
  * `@DistributedLock` on a Kotlin suspend function, with lock-kotlin on the class path: locked from the call until the
@@ -214,9 +214,15 @@ class SuspendFunctionLockTest {
 
     private fun runner(redis: RedisNode): ApplicationContextRunner = ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(AopAutoConfiguration::class.java,
-            PropertyPlaceholderAutoConfiguration::class.java, DataRedisAutoConfiguration::class.java,
+            PropertyPlaceholderAutoConfiguration::class.java, dataRedisAutoConfiguration(),
             DistributedLockAutoConfiguration::class.java, DistributedLockAspectAutoConfiguration::class.java))
         .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())
+
+    /** Spring Boot's Redis auto-configuration: Boot 4's, or Boot 3.5's where this test runs on 3.5 (lock-kotlin-boot35). */
+    private fun dataRedisAutoConfiguration(): Class<*> = listOf(
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+    ).first { ClassUtils.isPresent(it, null) }.let { ClassUtils.forName(it, null) }
 
     /** What the bean's functions saw, kept outside the bean: a class proxy does not share the bean's fields. */
     class Probe {

@@ -7,7 +7,6 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.stereotype.Component;
 
@@ -29,7 +28,9 @@ public class DemoRunner implements ApplicationListener<ApplicationReadyEvent> {
 
     @Override
     public void onApplicationEvent(ApplicationReadyEvent event) {
-        int port = ((WebServerApplicationContext) event.getApplicationContext()).getWebServer().getPort();
+        // the property rather than Boot 4's WebServerApplicationContext: the sample runs on Boot 3.5 too
+        int port = event.getApplicationContext().getEnvironment().getRequiredProperty("local.server.port",
+                Integer.class);
         logger.info("Demo: " + this.settings.getPurchases() + " purchases by " + this.settings.getBuyers()
                 + " buyers, " + this.settings.getEditors() + " editors x " + this.settings.getEditsPerEditor()
                 + " edits, against http://127.0.0.1:" + port);

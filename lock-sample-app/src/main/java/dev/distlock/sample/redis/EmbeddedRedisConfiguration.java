@@ -6,7 +6,6 @@ import java.net.ServerSocket;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
@@ -15,6 +14,8 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -25,6 +26,10 @@ import redis.embedded.RedisServer;
  * Starts a redis-server from the static binary in {@code org.signal:embedded-redis} when no Redis is configured, on a
  * free loopback port, and stops it on shutdown. As soon as {@code spring.data.redis.host}, {@code port}, {@code url},
  * {@code sentinel.*} or {@code cluster.*} is set, nothing is started and Spring Boot connects to that Redis.
+ *
+ * <p>The embedded server gets its own connection factory (Spring Data Redis's, the same on Spring Boot 3.5 and 4),
+ * which Spring Boot's Redis auto-configuration backs off for; the other {@code spring.data.redis.*} settings apply only
+ * to a configured Redis.
  */
 @Configuration(proxyBeanMethods = false)
 public class EmbeddedRedisConfiguration {
@@ -63,14 +68,9 @@ public class EmbeddedRedisConfiguration {
 
     @Bean
     @Conditional(NoRedisConfigured.class)
-    DataRedisConnectionDetails embeddedRedisConnectionDetails(RedisServer embeddedRedisServer) {
+    LettuceConnectionFactory embeddedRedisConnectionFactory(RedisServer embeddedRedisServer) {
         int port = (Integer) embeddedRedisServer.ports().get(0);
-        return new DataRedisConnectionDetails() {
-            @Override
-            public Standalone getStandalone() {
-                return Standalone.of("127.0.0.1", port);
-            }
-        };
+        return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port));
     }
 
     private static int freeLoopbackPort() throws IOException {

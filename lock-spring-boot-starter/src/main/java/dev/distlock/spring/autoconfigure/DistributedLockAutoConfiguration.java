@@ -5,13 +5,12 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -30,7 +29,7 @@ import dev.distlock.spring.RestartGraceMonitor;
  * off. The service checks Redis's permissions at startup and is closed before the Redis connections when the context
  * closes (see {@link LockServiceLifecycle}).
  */
-@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@AutoConfiguration(afterName = { BootLine.BOOT4_REDIS, BootLine.BOOT3_REDIS })
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ DistributedLockProperties.class, DistributedLockSafetyProperties.class })
 public final class DistributedLockAutoConfiguration {
@@ -96,8 +95,10 @@ public final class DistributedLockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RestartGraceMonitor distributedLockRestartGraceMonitor(DistributedLockSafetyProperties safety,
-            Environment environment, ObjectProvider<DataRedisConnectionDetails> connectionDetails) {
-        return new RestartGraceMonitor(FreshRedis.restartGrace(safety, environment, connectionDetails.getIfUnique()));
+            Environment environment, ListableBeanFactory beanFactory) {
+        Class<?> detailsType = BootLine.redisConnectionDetails(getClass().getClassLoader());
+        Object details = (detailsType != null) ? beanFactory.getBeanProvider(detailsType).getIfUnique() : null;
+        return new RestartGraceMonitor(FreshRedis.restartGrace(safety, environment, details));
     }
 
     @Bean

@@ -8,9 +8,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
@@ -22,8 +19,9 @@ import dev.distlock.spring.micrometer.LockMetrics;
  * {@link MeterRegistry}: the {@link LockMetrics} listener, which the auto-configured lock service reports to, and the
  * held-locks gauge of the context's {@link LockInspection}.
  */
-@AutoConfiguration(after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-        SimpleMetricsExportAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class, afterName = { BootLine.BOOT4_METRICS,
+        BootLine.BOOT4_COMPOSITE_METER_REGISTRY, BootLine.BOOT4_SIMPLE_METRICS, BootLine.BOOT3_METRICS,
+        BootLine.BOOT3_COMPOSITE_METER_REGISTRY, BootLine.BOOT3_SIMPLE_METRICS })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)

@@ -7,7 +7,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
@@ -25,7 +24,8 @@ import dev.distlock.spring.micrometer.ObservedLockService;
  * applications and {@code @DistributedLock} use, whose handles open their observation's scope.
  * {@code management.observations.enable.distlock=false} turns the observations off.
  */
-@AutoConfiguration(after = { ObservationAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@AutoConfiguration(after = DistributedLockAutoConfiguration.class,
+        afterName = { BootLine.BOOT4_OBSERVATION, BootLine.BOOT3_OBSERVATION })
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBean(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "distlock.enabled", matchIfMissing = true)

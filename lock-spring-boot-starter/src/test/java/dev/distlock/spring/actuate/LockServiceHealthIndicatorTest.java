@@ -9,19 +9,16 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
 
-import dev.distlock.LockHandle;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
+import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.RedisLockServiceBuilder;
+import dev.distlock.spring.BootHealth;
 import dev.distlock.spring.LockContexts;
-import dev.distlock.spring.autoconfigure.DistributedLockHealthAutoConfiguration;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -39,14 +36,13 @@ class LockServiceHealthIndicatorTest {
     @Test
     void aWatchdogThatFallsBehindTurnsHealthDownWhileRedisStillAnswers(RedisNode redis) {
         LockContexts.runner(redis)
-            .withConfiguration(AutoConfigurations.of(DistributedLockHealthAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootHealth.autoConfigurations()))
             .withPropertyValues("distlock.watchdog.lease=10s", "distlock.watchdog.renewal-interval=100ms")
             .withBean(StuckRenewals.class)
             .run(context -> {
-                HealthIndicator indicator = context.getBean("distlockHealthIndicator", HealthIndicator.class);
-                Health idle = indicator.health();
-                assertThat(idle.getStatus()).isEqualTo(Status.UP);
-                assertThat(idle.getDetails()).containsEntry("redis", "reachable")
+                BootHealth idle = BootHealth.of(context);
+                assertThat(idle.status()).isEqualTo("UP");
+                assertThat(idle.details()).containsEntry("redis", "reachable")
                     .containsEntry("heldLocks", 0)
                     .containsEntry("renewing", 0)
                     .containsEntry("overdueRenewals", 0)
@@ -57,17 +53,17 @@ class LockServiceHealthIndicatorTest {
                 try {
                     // a listener that blocks holds up the watchdog's thread, as a misbehaving one would
                     assertThat(stuck.blocking.await(10, TimeUnit.SECONDS)).isTrue();
-                    Await.until(Duration.ofSeconds(10), () -> indicator.health().getStatus().equals(Status.DOWN),
+                    Await.until(Duration.ofSeconds(10), () -> BootHealth.of(context).status().equals("DOWN"),
                             "health goes DOWN once the lease is two renewal intervals overdue");
-                    Health behind = indicator.health();
-                    assertThat(behind.getDetails()).containsEntry("redis", "reachable")
+                    BootHealth behind = BootHealth.of(context);
+                    assertThat(behind.details()).containsEntry("redis", "reachable")
                         .containsEntry("heldLocks", 1)
                         .containsEntry("overdueRenewals", 1);
                 }
                 finally {
                     stuck.unblock.countDown();
                 }
-                Await.until(Duration.ofSeconds(10), () -> indicator.health().getStatus().equals(Status.UP),
+                Await.until(Duration.ofSeconds(10), () -> BootHealth.of(context).status().equals("UP"),
                         "health is UP again once the watchdog catches up");
                 assertThat(lock.isHeld()).isTrue();
                 lock.release();
@@ -91,21 +87,20 @@ class LockServiceHealthIndicatorTest {
      */
     private static void outage(RedisNode redis, Runnable fault, Runnable repair) {
         LockContexts.runner(redis)
-            .withConfiguration(AutoConfigurations.of(DistributedLockHealthAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootHealth.autoConfigurations()))
             .run(context -> {
-                HealthIndicator indicator = context.getBean("distlockHealthIndicator", HealthIndicator.class);
                 LockService locks = context.getBean(LockService.class);
                 locks.acquire("warm-up").release(); // connected before the fault
-                assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+                assertThat(BootHealth.of(context).status()).isEqualTo("UP");
                 try {
                     fault.run();
                     for (int check = 0; check < 3; check++) { // a PING still in flight is not sent again
                         long start = System.nanoTime();
-                        Health down = indicator.health();
+                        BootHealth down = BootHealth.of(context);
                         assertThat(since(start)).as("health answers within its bound")
-                            .isLessThan(LockServiceHealthIndicator.PING_TIMEOUT.plus(SLACK));
-                        assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-                        assertThat(down.getDetails()).containsEntry("redis", "unreachable").containsKey("error");
+                            .isLessThan(HealthPing.TIMEOUT.plus(SLACK));
+                        assertThat(down.status()).isEqualTo("DOWN");
+                        assertThat(down.details()).containsEntry("redis", "unreachable").containsKey("error");
                     }
                     LockOptions waiting = LockOptions.defaults().withWaitTime(Duration.ofSeconds(20));
                     long start = System.nanoTime();
@@ -117,7 +112,7 @@ class LockServiceHealthIndicatorTest {
                 finally {
                     repair.run();
                 }
-                Await.until(Duration.ofSeconds(20), () -> indicator.health().getStatus().equals(Status.UP),
+                Await.until(Duration.ofSeconds(20), () -> BootHealth.of(context).status().equals("UP"),
                         "health is UP once Redis answers again");
                 Await.until(Duration.ofSeconds(20), () -> {
                     try {

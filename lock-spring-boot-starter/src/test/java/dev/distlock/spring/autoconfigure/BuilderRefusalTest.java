@@ -12,13 +12,14 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.NestedExceptionUtils;
 
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.LockContexts;
 
 /**
@@ -92,7 +93,8 @@ class BuilderRefusalTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
+    @Import(BootAutoConfigurations.DataRedis.class)
+    @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class,
             DistributedLockAutoConfiguration.class, DistributedLockPropertiesCheckAutoConfiguration.class })
     static class RefusedApplication {
     }

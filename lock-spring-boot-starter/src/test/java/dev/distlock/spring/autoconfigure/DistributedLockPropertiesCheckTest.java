@@ -18,16 +18,17 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.LockContexts;
 
 /**
@@ -198,7 +199,8 @@ class DistributedLockPropertiesCheckTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class, DataRedisAutoConfiguration.class,
+    @Import(BootAutoConfigurations.DataRedis.class)
+    @ImportAutoConfiguration({ PropertyPlaceholderAutoConfiguration.class,
             DistributedLockAutoConfiguration.class, DistributedLockPropertiesCheckAutoConfiguration.class })
     static class TypoApplication {
     }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.testcontainers.lifecycle.TestcontainersLifecycleApplicationContextInitializer;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
@@ -22,6 +22,7 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.RestartGraceMonitor;
 
@@ -55,10 +56,17 @@ class FreshRedisTest {
 
     @Test
     void connectionDetailsOfTestcontainersAndDockerComposeAreRecognised() throws Exception {
-        assertThat(FreshRedis.isStartedByTheApplication(Class.forName("org.springframework.boot.data.redis."
-                + "testcontainers.RedisContainerConnectionDetailsFactory$RedisContainerConnectionDetails"))).isTrue();
-        assertThat(FreshRedis.isStartedByTheApplication(Class.forName("org.springframework.boot.data.redis."
-                + "autoconfigure.PropertiesDataRedisConnectionDetails"))).isFalse();
+        // Boot 4 moved both into its data-redis module
+        String container = BootAutoConfigurations.BOOT_3
+                ? "org.springframework.boot.testcontainers.service.connection.redis."
+                        + "RedisContainerConnectionDetailsFactory$RedisContainerConnectionDetails"
+                : "org.springframework.boot.data.redis.testcontainers."
+                        + "RedisContainerConnectionDetailsFactory$RedisContainerConnectionDetails";
+        String properties = BootAutoConfigurations.BOOT_3
+                ? "org.springframework.boot.autoconfigure.data.redis.PropertiesRedisConnectionDetails"
+                : "org.springframework.boot.data.redis.autoconfigure.PropertiesDataRedisConnectionDetails";
+        assertThat(FreshRedis.isStartedByTheApplication(Class.forName(container))).isTrue();
+        assertThat(FreshRedis.isStartedByTheApplication(Class.forName(properties))).isFalse();
         assertThat(FreshRedis.isStartedByTheApplication(OwnConnectionDetails.class)).isFalse();
     }
 
@@ -101,6 +109,6 @@ class FreshRedisTest {
     }
 
     /** Connection details of an application's own making: not known to be new. */
-    abstract static class OwnConnectionDetails implements DataRedisConnectionDetails {
+    abstract static class OwnConnectionDetails implements ConnectionDetails {
     }
 }

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.annotation.ImportCandidates;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -20,9 +19,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
 import dev.distlock.redis.RedisLockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.DistributedLockAdvisor;
 import dev.distlock.spring.LockContexts;
-import dev.distlock.spring.actuate.LockServiceHealthIndicator;
 import dev.distlock.spring.actuate.LocksEndpoint;
 import dev.distlock.spring.micrometer.LockMetrics;
 import dev.distlock.spring.micrometer.ObservedLockService;
@@ -36,8 +35,15 @@ import dev.distlock.test.RedisTest;
 @RedisTest
 class OptionalDependenciesTest {
 
-    /** Every auto-configuration the starter registers, as Boot finds them. */
+    /** The health contributor's bean: Boot 4's or Boot 3.5's type, one name. */
+    private static final String HEALTH = "distlockHealthIndicator";
+
     private static ApplicationContextRunner runner(RedisNode redis) throws ClassNotFoundException {
+        return runner(redis, true);
+    }
+
+    /** Every auto-configuration the starter registers, as Boot finds them, and Boot's metrics if asked. */
+    private static ApplicationContextRunner runner(RedisNode redis, boolean bootMetrics) throws ClassNotFoundException {
         List<Class<?>> registered = new ArrayList<>();
         ClassLoader classLoader = OptionalDependenciesTest.class.getClassLoader();
         for (String name : ImportCandidates.load(AutoConfiguration.class, classLoader)) {
@@ -48,10 +54,10 @@ class OptionalDependenciesTest {
         assertThat(registered).contains(DistributedLockMetricsAutoConfiguration.class,
                 DistributedLockObservationAutoConfiguration.class, DistributedLockEndpointAutoConfiguration.class,
                 DistributedLockHealthAutoConfiguration.class);
-        return LockContexts.runner(redis)
+        ApplicationContextRunner runner = LockContexts.runner(redis)
             .withConfiguration(AutoConfigurations.of(registered.toArray(Class<?>[]::new)))
-            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class))
             .withPropertyValues("management.endpoints.web.exposure.include=locks");
+        return bootMetrics ? runner.withConfiguration(AutoConfigurations.of(BootAutoConfigurations.METRICS)) : runner;
     }
 
     @Test
@@ -62,7 +68,7 @@ class OptionalDependenciesTest {
                 assertThat(context).hasSingleBean(LockMetrics.class)
                     .hasSingleBean(ObservedLockService.class)
                     .hasSingleBean(LocksEndpoint.class)
-                    .hasSingleBean(LockServiceHealthIndicator.class);
+                    .hasBean(HEALTH);
                 assertThat(context.getBean(LockService.class)).isInstanceOf(ObservedLockService.class);
                 assertLocksWork(context);
             });
@@ -79,20 +85,21 @@ class OptionalDependenciesTest {
                     .doesNotHaveBean(LockMetrics.class)
                     .doesNotHaveBean(ObservedLockService.class)
                     .hasSingleBean(LocksEndpoint.class)
-                    .hasSingleBean(LockServiceHealthIndicator.class);
+                    .hasBean(HEALTH);
                 assertLocksWork(context);
             });
     }
 
     @Test
     void withoutActuatorTheLocksWorkWithNoEndpointOrHealth(RedisNode redis) throws Exception {
-        runner(redis).withBean(SimpleMeterRegistry.class)
+        // Boot 3.5's metrics auto-configuration is part of Actuator
+        runner(redis, !BootAutoConfigurations.BOOT_3).withBean(SimpleMeterRegistry.class)
             .withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate.",
                     "org.springframework.boot.health."))
             .run(context -> {
                 assertThat(context).hasNotFailed()
                     .doesNotHaveBean(LocksEndpoint.class)
-                    .doesNotHaveBean(LockServiceHealthIndicator.class)
+                    .doesNotHaveBean(HEALTH)
                     .hasSingleBean(LockMetrics.class);
                 assertLocksWork(context);
             });
@@ -115,7 +122,7 @@ class OptionalDependenciesTest {
                     "management.health.distlock.enabled=false")
             .run(context -> assertThat(context).hasNotFailed()
                 .doesNotHaveBean(LocksEndpoint.class)
-                .doesNotHaveBean(LockServiceHealthIndicator.class));
+                .doesNotHaveBean(HEALTH));
     }
 
     private static void assertLocksWork(AssertableApplicationContext context) {

@@ -9,16 +9,14 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 
 import dev.distlock.HeldLock;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.redis.quorum.QuorumLockService;
+import dev.distlock.spring.BootAutoConfigurations;
+import dev.distlock.spring.BootHealth;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.actuate.LocksEndpoint;
 import dev.distlock.spring.micrometer.LockMetrics;
@@ -41,8 +39,9 @@ class QuorumInspectionTest {
     void theEndpointHealthAndGaugeSeeQuorumLocks() {
         String nodes = String.join(",", masters.stream().map(master -> "127.0.0.1:" + master.port()).toList());
         LockContexts.runner(masters.get(0))
-            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, DistributedLockEndpointAutoConfiguration.class,
-                    DistributedLockHealthAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootAutoConfigurations.METRICS,
+                    DistributedLockEndpointAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(BootHealth.autoConfigurations()))
             .withBean(SimpleMeterRegistry.class)
             .withPropertyValues("distlock.quorum.nodes=" + nodes, "distlock.quorum.node-timeout=200ms",
                     "management.endpoints.web.exposure.include=locks")
@@ -50,7 +49,6 @@ class QuorumInspectionTest {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(LockService.class)).isInstanceOf(QuorumLockService.class);
                 LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
-                HealthIndicator health = context.getBean("distlockHealthIndicator", HealthIndicator.class);
                 MeterRegistry meters = context.getBean(MeterRegistry.class);
                 try (LockHandle lock = context.getBean(LockService.class).acquire("report:7",
                         LockOptions.defaults().withName("report"))) {
@@ -62,9 +60,9 @@ class QuorumInspectionTest {
                         assertThat(one.watchdog()).isTrue();
                     });
                     assertThat(meters.get(LockMetrics.LOCKS_HELD).gauge().value()).isEqualTo(1);
-                    Health status = health.health();
-                    assertThat(status.getStatus()).isEqualTo(Status.UP);
-                    assertThat(status.getDetails()).containsEntry("heldLocks", 1).containsEntry("renewing", 1);
+                    BootHealth status = BootHealth.of(context);
+                    assertThat(status.status()).isEqualTo("UP");
+                    assertThat(status.details()).containsEntry("heldLocks", 1).containsEntry("renewing", 1);
                 }
                 assertThat(endpoint.locks().locks()).isEmpty();
                 assertThat(meters.get(LockMetrics.LOCKS_HELD).gauge().value()).isZero();

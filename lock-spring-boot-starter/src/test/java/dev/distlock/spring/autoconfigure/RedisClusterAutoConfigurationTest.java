@@ -14,7 +14,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -22,6 +21,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.test.Await;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.RedisNode;
@@ -53,7 +53,7 @@ class RedisClusterAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class,
-                    DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+                    BootAutoConfigurations.DATA_REDIS, DistributedLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", this.cluster.seedNodes()));
     }
 

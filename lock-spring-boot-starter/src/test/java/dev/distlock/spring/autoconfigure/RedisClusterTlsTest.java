@@ -17,12 +17,12 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.test.Await;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.RedisNode;
@@ -61,7 +61,7 @@ class RedisClusterTlsTest {
     void locksAndShardedWakeUpsWorkOnATlsOnlyCluster() {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class,
-                    SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                    SslAutoConfiguration.class, BootAutoConfigurations.DATA_REDIS,
                     DistributedLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", this.cluster.seedNodes()),
                     "spring.data.redis.ssl.bundle=cluster", "spring.data.redis.timeout=2s",

@@ -13,11 +13,11 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.test.RedisNodeConfig;
 import dev.distlock.test.RedisServers;
 import dev.distlock.test.SentinelTopology;
@@ -54,7 +54,7 @@ class RedisSentinelTlsTest {
     void locksWorkBehindTlsOnlySentinels() {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class,
-                    SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
+                    SslAutoConfiguration.class, BootAutoConfigurations.DATA_REDIS,
                     DistributedLockAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.sentinel.master=tls-master",
                     "spring.data.redis.sentinel.nodes=" + String.join(",", this.sentinel.sentinelAddresses()),

@@ -11,15 +11,16 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
@@ -57,7 +58,8 @@ class ShutdownWithRedisDownTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({ TaskSchedulingAutoConfiguration.class, DataRedisAutoConfiguration.class,
+    @Import(BootAutoConfigurations.DataRedis.class)
+    @ImportAutoConfiguration({ TaskSchedulingAutoConfiguration.class,
             DistributedLockAutoConfiguration.class })
     @EnableScheduling
     static class JobApplication {

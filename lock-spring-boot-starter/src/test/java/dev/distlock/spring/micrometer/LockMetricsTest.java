@@ -16,7 +16,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -27,6 +26,7 @@ import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.RestartGraceException;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.DistributedLock;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
@@ -48,7 +48,7 @@ class LockMetricsTest {
     private static ApplicationContextRunner runner(RedisNode redis) {
         return LockContexts.runner(redis)
             .withConfiguration(
-                    AutoConfigurations.of(MetricsAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
+                    AutoConfigurations.of(BootAutoConfigurations.METRICS, DistributedLockMetricsAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
             .withUserConfiguration(Beans.class)
             .withPropertyValues("spring.data.redis.timeout=300ms", "distlock.watchdog.lease=1500ms",

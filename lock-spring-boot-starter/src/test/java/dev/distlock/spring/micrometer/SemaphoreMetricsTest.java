@@ -15,7 +15,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.distlock.LeaseLostException;
@@ -23,6 +22,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.spring.BootAutoConfigurations;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.spring.autoconfigure.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.test.Await;
@@ -46,7 +46,7 @@ class SemaphoreMetricsTest {
     private static ApplicationContextRunner runner(RedisNode redis) {
         return LockContexts.runner(redis)
             .withConfiguration(
-                    AutoConfigurations.of(MetricsAutoConfiguration.class, DistributedLockMetricsAutoConfiguration.class))
+                    AutoConfigurations.of(BootAutoConfigurations.METRICS, DistributedLockMetricsAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
             .withPropertyValues("spring.data.redis.timeout=300ms", "distlock.watchdog.lease=1500ms",
                     "distlock.watchdog.renewal-interval=100ms");

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -123,7 +122,7 @@ class LockProblemDetailsWebTest {
 
     static HttpResponse<String> get(ConfigurableApplicationContext context, String path)
             throws IOException, InterruptedException {
-        int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+        int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(20))
             .build(), BodyHandlers.ofString());

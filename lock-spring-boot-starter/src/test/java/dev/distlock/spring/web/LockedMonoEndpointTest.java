@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -50,7 +49,7 @@ class LockedMonoEndpointTest {
             .properties("server.address=127.0.0.1", "server.port=0", "spring.data.redis.host=127.0.0.1",
                     "spring.data.redis.port=" + redis.port())
             .run()) {
-            int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+            int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
             int requests = 80;
             for (int i = 0; i < requests; i++) {

@@ -19,7 +19,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -117,7 +116,7 @@ class RestartGraceWebTest {
     }
 
     private static HttpResponse<String> get(ConfigurableApplicationContext context, String path) {
-        int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+        int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
         try {
             return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(20))
