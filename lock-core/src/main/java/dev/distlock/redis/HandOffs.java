@@ -68,8 +68,7 @@ final class HandOffs {
         long sentNanos = System.nanoTime();
         long reply;
         try {
-            reply = Releases.withRetries(() -> hold.type().handOff(hold, release, next.hold, grant, atBound), hold,
-                    hold.deadlineNanos());
+            reply = Releases.withRetries(() -> hold.type().handOff(hold, release, next.hold, grant, atBound));
         }
         catch (DataAccessException ex) {
             queue.giveBack(next, true); // it may hold the lock under its token now: that lapses with the lease
