@@ -2,8 +2,10 @@ package dev.distlock.redis.script;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -55,6 +57,14 @@ final class AsyncScriptRunner {
 
     /** The client's command timeout, which bounds a blocking call's wait as it bounds the template's. */
     private final long timeoutMillis;
+
+    /**
+     * The scripts (SHA-1) this runner has sent: a script's first call goes as EVAL, which loads it in the order it was
+     * sent. An EVALSHA answered NOSCRIPT is sent again as EVAL after the calls sent behind it, which run first: a
+     * {@code releaseAsync()} followed by a grant of the same key would find the lock still held. That now happens
+     * only after Redis lost its scripts (a restart, {@code SCRIPT FLUSH}). Bounded: a service has few copies.
+     */
+    private final Set<String> sent = ConcurrentHashMap.newKeySet();
 
     /** The shared connection's commands, kept between calls; null until first use. */
     private volatile @Nullable Shared sharedCommands;
@@ -164,6 +174,11 @@ final class AsyncScriptRunner {
         byte[][] encodedArgs = encode(args);
         RedisConnection dedicated = connection;
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
+        if (this.sent.add(script.getSha1())) {
+            target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
+                .whenComplete((loaded, failure) -> finish(reply, dedicated, loaded, failure, translate));
+            return;
+        }
         target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs)
             .whenComplete((value, failure) -> {
                 if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {

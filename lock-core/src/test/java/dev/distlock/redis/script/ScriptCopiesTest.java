@@ -178,17 +178,18 @@ class ScriptCopiesTest {
     }
 
     /**
-     * A copy's first call on a server goes EVALSHA, then EVAL on NOSCRIPT. When its caller gave up waiting (Redis
-     * stalled past the command timeout), the EVAL must not follow: the caller has already sent what undoes the call
-     * (GrantFailures), and a grant loaded and run after that undo would hold the lock for a lease nobody holds.
+     * A copy the client sent before goes EVALSHA, then EVAL on NOSCRIPT (after Redis lost its scripts). When its
+     * caller gave up waiting (Redis stalled past the command timeout), the EVAL must not follow: the caller has already
+     * sent what undoes the call (GrantFailures), and a grant loaded and run after that undo would hold the lock for a
+     * lease nobody holds. (A copy's first call goes EVAL, ahead of any undo: see ScriptReloadTest.)
      */
     @Test
     void aCallWhoseCallerGaveUpIsNotLoadedAndRunAfterNoscript() throws Exception {
         LockScripts scripts = new LockScripts(this.clients.template(this.redis.port(), Duration.ofMillis(500)));
         String hash = "distlock:{gave-up}:lock";
-        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false),
+        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", true, false, false),
                 true)
-            .run(); // the connection is open before the pause
+            .run(); // the connection is open before the pause, and the client sent this copy before
         this.redis.call("SCRIPT", "FLUSH");
         this.redis.pause();
         try {
