@@ -188,13 +188,22 @@ public final class LeaseWatchdog {
                 count++;
             }
             else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
-                        + " was deleted or taken by another owner while held; the watchdog could not renew it"));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), notHeldAnyMore(hold)));
             }
         }
         if (count > 0) {
             Listeners.emit(this.listener, new LockEvent.Renewed(count));
         }
+    }
+
+    /** Why the watchdog could not renew {@code hold}: a semaphore's permits are nobody else's to take. */
+    private static String notHeldAnyMore(Hold hold) {
+        if (hold.holdKey().mode().isSemaphore()) {
+            return "The permits of semaphore " + KeyText.quote(hold.key()) + " were lost while held (their holder "
+                    + "entry was deleted or had run out in Redis); the watchdog could not renew them";
+        }
+        return "Lock " + KeyText.quote(hold.key())
+                + " was deleted or taken by another owner while held; the watchdog could not renew it";
     }
 
     private void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
