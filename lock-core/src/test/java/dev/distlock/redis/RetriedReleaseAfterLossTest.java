@@ -80,7 +80,8 @@ class RetriedReleaseAfterLossTest {
         Throwable failure = releaseWithDelayedReplies(lock, async);
 
         if (taken) {
-            assertThat(failure).as("released while another owner held the lock").isInstanceOf(NotLockOwnerException.class);
+            assertThat(failure).as("released while another owner held the lock")
+                .isInstanceOf(NotLockOwnerException.class);
             assertThat(thief.isHeld()).isTrue();
         }
         else {

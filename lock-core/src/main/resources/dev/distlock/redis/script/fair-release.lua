@@ -40,7 +40,8 @@ if tonumber(KEEP_HELD_MILLIS) > 0 then
     return refused
   end
   redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
-  keepReleased(KEYS[1], KEYS[4], OWNER_TOKEN, HOLD_ID, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0) -- held, unrenewed
+  -- held, unrenewed
+  keepReleased(KEYS[1], KEYS[4], OWNER_TOKEN, HOLD_ID, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
   return 1
 end
 -- the last hold may wake a waiter: the channel is checked before the writes

@@ -86,7 +86,8 @@ class ScriptCopiesTest {
         ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false),
                 true);
         assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
-        ScriptCall release = scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("2", fence, false, "0"),
+        ScriptCall release = scripts.release(hash, hash + ":freed",
+                "owner-a", new LockType.Release("2", fence, false, "0"),
                 "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true);
         assertThat(template.execute(release.script(), release.keys(), release.args()))
             .isEqualTo(LockScripts.STILL_HELD);
@@ -149,7 +150,8 @@ class ScriptCopiesTest {
         assertThat(fence).isPositive();
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the lease the fixed grant sent")
             .isBetween(1L, 7001L);
-        assertThat(new LockScripts(template).release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "0"),
+        assertThat(new LockScripts(template).release(hash, hash + ":freed",
+                "owner-a", new LockType.Release("1", fence, false, "0"),
                 "distlock:{leases}:released", "test", "60000", "PUBLISH", true, false).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(template.execute(watchedCopy.script(), keys, watchedCopy.arguments(watched))).isEqualTo(fence + 1);
@@ -163,7 +165,8 @@ class ScriptCopiesTest {
         String hash = "distlock:{later}:lock";
         long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true)
             .run();
-        ScriptCall later = scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "3000"),
+        ScriptCall later = scripts.release(hash, hash + ":freed",
+                "owner-a", new LockType.Release("1", fence, false, "3000"),
                 "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
         ScriptCall now = scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "0"),
                 "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);

@@ -114,7 +114,8 @@ class SingleHoldScriptTest {
         String delayed = "distlock:{delayed}:lock";
         long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false),
                 true).run();
-        assertThat(this.scripts.release(delayed, delayed + ":freed", "owner-a", new LockType.Release("1", token, true, "5000"),
+        assertThat(this.scripts.release(delayed, delayed + ":freed",
+                "owner-a", new LockType.Release("1", token, true, "5000"),
                 "distlock:{delayed}:released", "test", "60000", "PUBLISH", true, true).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(this.redis.call("TYPE", delayed)).isEqualTo("hash");
@@ -149,14 +150,16 @@ class SingleHoldScriptTest {
         assertThat(renew("owner-a")).as("the string guessed").isEqualTo(LockScripts.RENEWED);
         assertThat(release("owner-a", "2", fence, true)).isEqualTo(LockScripts.STILL_HELD);
 
-        long handed = this.scripts.handOff(KEY, KEY + ":freed", "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
+        long handed = this.scripts.handOff(KEY, KEY + ":freed",
+                "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
                 new LockType.Grant("9", "10000", true, false, true), false, true, "60000").run();
         assertThat(handed).isEqualTo(fence + 1);
         assertThat(this.redis.call("GET", KEY)).as("handed to one watched hold: the string again")
             .isEqualTo("owner-b 9 " + handed + " " + fence);
-        assertThat(this.scripts.handOff(KEY, KEY + ":freed", "owner-b", new LockType.Release("9", handed, true, "0"), "owner-c",
-                new LockType.Grant("3", "10000", true, false, true), false, false, "60000").run()).as("the hash guessed")
-            .isEqualTo(handed + 1);
+        assertThat(this.scripts.handOff(KEY, KEY + ":freed",
+                "owner-b", new LockType.Release("9", handed, true, "0"), "owner-c",
+                new LockType.Grant("3", "10000", true, false, true), false, false, "60000").run())
+            .as("the hash guessed").isEqualTo(handed + 1);
         assertThat(this.redis.call("GET", KEY)).isEqualTo("owner-c 3 " + (handed + 1) + " " + fence);
     }
 
