@@ -60,6 +60,9 @@ final class ExplorerRun {
     /** Per service, its proxies: one, or one per master in quorum mode. */
     private final List<List<FaultProxy>> serviceProxies = new CopyOnWriteArrayList<>();
 
+    /** When a {@link ExplorerSettings#LEASE_DELETE} fault last deleted each key ({@link System#nanoTime()}). */
+    private final Map<String, Long> leaseDeletes = new ConcurrentHashMap<>();
+
     /** The lock servers: one, or three in quorum mode. */
     private final List<RedisNode> masters = new CopyOnWriteArrayList<>();
 
@@ -212,6 +215,7 @@ final class ExplorerRun {
         String redisKey = "distlock:{" + key + "}:" + (mode == LockMode.FAIR ? "fair:lock" : "lock");
         long delay = ExplorerSettings.COMMAND_TIMEOUT.toMillis() + 5 + random.nextInt(80);
         long now = System.nanoTime();
+        this.leaseDeletes.put(key, now);
         this.masters.get(0).call("DEL", redisKey);
         for (FaultProxy proxy : this.serviceProxies.get(service)) {
             proxy.delayReplies(Duration.ofMillis(3), Duration.ofMillis(delay));
@@ -220,6 +224,16 @@ final class ExplorerRun {
         this.journal.log("FAULT service " + service + ": " + redisKey + " deleted, replies of 3 ms delayed by " + delay
                 + " ms (attached to its release)");
         return true;
+    }
+
+    /**
+     * Whether a {@link ExplorerSettings#LEASE_DELETE} fault deleted {@code key} between these times: a release retried
+     * then may have lost the evidence of its own first try (the lock's key, and the freed mark a later release
+     * overwrote), and reports its lease lost, the only safe answer it has.
+     */
+    boolean leaseDeletedBetween(String key, long fromNanos, long toNanos) {
+        Long deleted = this.leaseDeletes.get(key);
+        return deleted != null && deleted - fromNanos >= 0 && toNanos - deleted >= 0;
     }
 
     /** A service on these ports: a Redis lock service on one, a quorum service on three. */

@@ -731,7 +731,7 @@ final class ExplorerWorker implements Runnable {
                     + "deleted before it was sent: a silent loss");
         }
         if (failure instanceof LeaseLostException && holding.lostAt == 0 && deadlineLeft > tookMillis + 300
-                && !holding.leaseDeleted) {
+                && !holding.leaseDeleted && !this.run.leaseDeletedBetween(holding.target.key, start, end)) {
             this.journal.violation(how + " of " + holding.target + " by " + holding.owner + " (token "
                     + holding.lock.fencingToken() + ") reported a lost lease although the lease had " + deadlineLeft
                     + " ms left and the release took " + tookMillis + " ms: " + describe(failure));
