@@ -16,8 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.test.Await;
@@ -95,10 +95,9 @@ class LeaseTest {
     void aLockDeletedBehindTheHoldersBackIsReportedLost() throws Exception {
         List<LeaseLostException> reported = new CopyOnWriteArrayList<>();
         RedisLockService locks = this.clients.service(b -> b.watchdogLease(Duration.ofMillis(600))
-            .listener(new LockListener() {
-                @Override
-                public void leaseLost(LockHandle lock, LeaseLostException reason) {
-                    reported.add(reason);
+            .listener(event -> {
+                if (event instanceof LockEvent.LeaseLost leaseLost) {
+                    reported.add(leaseLost.reason());
                 }
             }));
         LockHandle lock = locks.acquire("wiki:1");

@@ -12,10 +12,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.distlock.LeaseLostException;
-import dev.distlock.LockException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
@@ -23,7 +22,7 @@ import dev.distlock.MultiLockHandle;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
-/** Every listener event names its lock, and listeners written before names still hear every event. */
+/** Every listener event names its lock, whatever its kind. */
 @RedisTest
 class LockNameEventTest {
 
@@ -83,33 +82,28 @@ class LockNameEventTest {
     }
 
     /** Records events with the name each carries. */
-    private static final class Recorder implements LockListener {
+    private static final class Recorder implements LockEventListener {
 
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
-        public void acquired(LockHandle lock, Duration waited) {
-            this.events.add("acquired " + lock.key() + " " + lock.name());
-        }
-
-        @Override
-        public void notAcquired(String key, String name, Duration waited) {
-            this.events.add("notAcquired " + key + " " + name);
-        }
-
-        @Override
-        public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-            this.events.add("failed " + key + " " + name + " " + reason.getClass().getSimpleName());
-        }
-
-        @Override
-        public void released(LockHandle lock, Duration held) {
-            this.events.add("released " + lock.key() + " " + lock.name());
-        }
-
-        @Override
-        public void leaseLost(LockHandle lock, LeaseLostException reason) {
-            this.events.add("lost " + lock.key() + " " + lock.name());
+        public void onEvent(LockEvent event) {
+            if (event instanceof LockEvent.Acquired acquired) {
+                this.events.add("acquired " + acquired.lock().key() + " " + acquired.lock().name());
+            }
+            else if (event instanceof LockEvent.NotAcquired refused) {
+                this.events.add("notAcquired " + refused.key() + " " + refused.name());
+            }
+            else if (event instanceof LockEvent.AcquireFailed failed) {
+                this.events.add("failed " + failed.key() + " " + failed.name() + " "
+                        + failed.reason().getClass().getSimpleName());
+            }
+            else if (event instanceof LockEvent.Released released) {
+                this.events.add("released " + released.lock().key() + " " + released.lock().name());
+            }
+            else if (event instanceof LockEvent.LeaseLost lost) {
+                this.events.add("lost " + lost.lock().key() + " " + lost.lock().name());
+            }
         }
     }
 }

@@ -17,9 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -142,9 +141,8 @@ class ReentrancyAndFencingTest {
     @Test
     void aReentryRacingTheReleaseOfTheOwnersLastHandleReportsNoLoss() throws Exception {
         AtomicInteger losses = new AtomicInteger();
-        RedisLockService locks = this.clients.service(b -> b.listener(new LockListener() {
-            @Override
-            public void leaseLost(LockHandle lock, LeaseLostException reason) {
+        RedisLockService locks = this.clients.service(b -> b.listener(event -> {
+            if (event instanceof LockEvent.LeaseLost) {
                 losses.incrementAndGet();
             }
         }));

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.LockEvent;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.RestartGraceException;
@@ -52,10 +52,9 @@ class RestartGraceTest {
 
         this.redis.restart(); // empty: the lock held above is forgotten while its holder may still run
         // a client that never saw the old process is held back too: Redis decides from its own uptime
-        RedisLockService after = this.clients.service(b -> b.restartGrace(GRACE).listener(new LockListener() {
-            @Override
-            public void acquireFailed(String key, String name, Duration waited, LockException failure) {
-                failures.add(failure);
+        RedisLockService after = this.clients.service(b -> b.restartGrace(GRACE).listener(event -> {
+            if (event instanceof LockEvent.AcquireFailed failed) {
+                failures.add(failed.reason());
             }
         }));
         for (LockMode mode : LockMode.values()) {

@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.test.Await;
 import dev.distlock.test.FaultProxy;
@@ -118,15 +118,12 @@ class RetriedReleaseTest {
 
     /** A service behind the proxy with a short command timeout, recording every failed release and lost lease. */
     private RedisLockService delayedService() {
-        LockListener recording = new LockListener() {
-            @Override
-            public void releaseFailed(LockHandle lock, LockException reason) {
-                RetriedReleaseTest.this.reported.add(reason);
+        LockEventListener recording = event -> {
+            if (event instanceof LockEvent.ReleaseFailed failed) {
+                RetriedReleaseTest.this.reported.add(failed.reason());
             }
-
-            @Override
-            public void leaseLost(LockHandle lock, LeaseLostException reason) {
-                RetriedReleaseTest.this.reported.add(reason);
+            if (event instanceof LockEvent.LeaseLost leaseLost) {
+                RetriedReleaseTest.this.reported.add(leaseLost.reason());
             }
         };
         return this.clients.service(this.clients.template(this.proxy.port(), COMMAND_TIMEOUT),

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
@@ -47,16 +47,13 @@ class WatchdogIsolationTest {
         Duration lease = Duration.ofMillis(900);
         AtomicInteger renewedCalls = new AtomicInteger();
         List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
-        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(new LockListener() {
-            @Override
-            public void renewed(int count) {
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(event -> {
+            if (event instanceof LockEvent.Renewed) {
                 renewedCalls.incrementAndGet();
                 throw new IllegalStateException("a broken metrics listener");
             }
-
-            @Override
-            public void leaseLost(LockHandle lock, LeaseLostException reason) {
-                lost.add(reason);
+            if (event instanceof LockEvent.LeaseLost leaseLost) {
+                lost.add(leaseLost.reason());
             }
         }));
         // two lock types: two renewal batches per round
@@ -88,10 +85,9 @@ class WatchdogIsolationTest {
             List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
             long start = System.nanoTime();
             RedisLockService locks = this.clients.service(this.clients.template(proxy.port(), commandTimeout),
-                    b -> b.watchdogLease(lease).listener(new LockListener() {
-                        @Override
-                        public void leaseLost(LockHandle lock, LeaseLostException reason) {
-                            lost.add(reason);
+                    b -> b.watchdogLease(lease).listener(event -> {
+                        if (event instanceof LockEvent.LeaseLost leaseLost) {
+                            lost.add(leaseLost.reason());
                         }
                     }));
             LockHandle kept = locks.acquire("kept");

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -47,10 +47,9 @@ class WatchdogScaleTest {
         Duration lease = Duration.ofSeconds(3);
         AtomicLong renewedLeases = new AtomicLong();
         AtomicInteger renewalBatches = new AtomicInteger();
-        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(new LockListener() {
-            @Override
-            public void renewed(int count) {
-                renewedLeases.addAndGet(count);
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(event -> {
+            if (event instanceof LockEvent.Renewed renewed) {
+                renewedLeases.addAndGet(renewed.count());
                 renewalBatches.incrementAndGet();
             }
         }));

@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.RedisLockService;
@@ -238,11 +238,10 @@ class RedisClusterFailoverTest {
 
     private RedisLockService service() {
         return this.clients.service(this.clients.clusterFollowingFailovers(this.cluster, REFRESH_PERIOD),
-                b -> b.watchdogLease(WATCHDOG_LEASE).renewalInterval(RENEWAL_INTERVAL).listener(new LockListener() {
-                    @Override
-                    public void leaseLost(LockHandle lock, LeaseLostException reason) {
+                b -> b.watchdogLease(WATCHDOG_LEASE).renewalInterval(RENEWAL_INTERVAL).listener(event -> {
+                    if (event instanceof LockEvent.LeaseLost leaseLost) {
                         synchronized (RedisClusterFailoverTest.this.lost) {
-                            RedisClusterFailoverTest.this.lost.add(reason);
+                            RedisClusterFailoverTest.this.lost.add(leaseLost.reason());
                         }
                     }
                 }));

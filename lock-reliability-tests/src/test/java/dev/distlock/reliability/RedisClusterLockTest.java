@@ -27,8 +27,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.AsyncLockService;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLockHandle;
@@ -256,11 +256,10 @@ class RedisClusterLockTest {
     void renewalKeepsLocksOfEveryTypeOnEveryMasterAliveForMoreThanThreeLeases() {
         Duration lease = Duration.ofMillis(1500);
         List<LeaseLostException> lost = new ArrayList<>();
-        RedisLockService locks = service(b -> b.watchdogLease(lease).listener(new LockListener() {
-            @Override
-            public void leaseLost(LockHandle lock, LeaseLostException reason) {
+        RedisLockService locks = service(b -> b.watchdogLease(lease).listener(event -> {
+            if (event instanceof LockEvent.LeaseLost leaseLost) {
                 synchronized (lost) {
-                    lost.add(reason);
+                    lost.add(leaseLost.reason());
                 }
             }
         }));

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.RedisLockService;
@@ -47,10 +47,9 @@ class RedisFaultTest {
         this.redis = redis;
         this.clients = new Clients();
         this.locks = this.clients.service(redis.port(), COMMAND_TIMEOUT,
-                b -> b.watchdogLease(Duration.ofMillis(1200)).listener(new LockListener() {
-                    @Override
-                    public void leaseLost(LockHandle lock, LeaseLostException reason) {
-                        RedisFaultTest.this.lost.add(reason);
+                b -> b.watchdogLease(Duration.ofMillis(1200)).listener(event -> {
+                    if (event instanceof LockEvent.LeaseLost leaseLost) {
+                        RedisFaultTest.this.lost.add(leaseLost.reason());
                     }
                 }));
     }

@@ -19,10 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import dev.distlock.LeaseLostException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.RedisNode;
@@ -66,9 +66,8 @@ class SoakTest {
                     resources.put(key, new FencedResource(
                             clients.template(resourceServer.port(), Duration.ofSeconds(2)), key));
                 }
-                LockListener counter = new LockListener() {
-                    @Override
-                    public void leaseLost(LockHandle lock, LeaseLostException reason) {
+                LockEventListener counter = event -> {
+                    if (event instanceof LockEvent.LeaseLost) {
                         lostReported.incrementAndGet();
                     }
                 };

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.distlock.LockException;
+import dev.distlock.LockEvent;
+import dev.distlock.LockEventListener;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
@@ -89,28 +89,25 @@ class QuorumListenerTest {
     }
 
     /** Records events with the name each carries; only the overloads with names. */
-    private static final class Recorder implements LockListener {
+    private static final class Recorder implements LockEventListener {
 
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
-        public void acquired(LockHandle lock, Duration waited) {
-            this.events.add("acquired " + lock.key() + " " + lock.name());
-        }
-
-        @Override
-        public void notAcquired(String key, String name, Duration waited) {
-            this.events.add("notAcquired " + key + " " + name);
-        }
-
-        @Override
-        public void acquireFailed(String key, String name, Duration waited, LockException reason) {
-            this.events.add("failed " + key + " " + name + " " + reason.getClass().getSimpleName());
-        }
-
-        @Override
-        public void released(LockHandle lock, Duration held) {
-            this.events.add("released " + lock.key() + " " + lock.name());
+        public void onEvent(LockEvent event) {
+            if (event instanceof LockEvent.Acquired acquired) {
+                this.events.add("acquired " + acquired.lock().key() + " " + acquired.lock().name());
+            }
+            else if (event instanceof LockEvent.NotAcquired refused) {
+                this.events.add("notAcquired " + refused.key() + " " + refused.name());
+            }
+            else if (event instanceof LockEvent.AcquireFailed failed) {
+                this.events.add("failed " + failed.key() + " " + failed.name() + " "
+                        + failed.reason().getClass().getSimpleName());
+            }
+            else if (event instanceof LockEvent.Released released) {
+                this.events.add("released " + released.lock().key() + " " + released.lock().name());
+            }
         }
     }
 }

@@ -36,7 +36,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockHandle;
-import dev.distlock.LockListener;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
@@ -252,7 +251,7 @@ class DistributedLockAutoConfigurationTest {
     }
 
     @Test
-    void everyLockListenerBeanHearsTheEventsEvenWhenAnotherFails(RedisNode redis) {
+    void everyLockEventListenerBeanHearsTheEventsEvenWhenAnotherFails(RedisNode redis) {
         LockContexts.runner(redis).withUserConfiguration(ListenersConfiguration.class).run(context -> {
             LockService locks = context.getBean(LockService.class);
             LockHandle held = locks.acquire("heard:1");
@@ -308,25 +307,22 @@ class DistributedLockAutoConfigurationTest {
         }
     }
 
-    /** Written against the deprecated per-method listener, which the starter still passes events to. */
-    @SuppressWarnings("removal")
-    static class RecordingListener implements LockListener {
+    /** Records the events a listener bean hears. */
+    static class RecordingListener implements LockEventListener {
 
         final List<String> events = new ArrayList<>();
 
         @Override
-        public void acquired(LockHandle lock, Duration waited) {
-            this.events.add("acquired " + lock.key());
-        }
-
-        @Override
-        public void notAcquired(String key, String name, Duration waited) {
-            this.events.add("not acquired " + key + " (" + name + ")");
-        }
-
-        @Override
-        public void released(LockHandle lock, Duration held) {
-            this.events.add("released " + lock.key());
+        public void onEvent(LockEvent event) {
+            if (event instanceof LockEvent.Acquired acquired) {
+                this.events.add("acquired " + acquired.lock().key());
+            }
+            else if (event instanceof LockEvent.NotAcquired refused) {
+                this.events.add("not acquired " + refused.key() + " (" + refused.name() + ")");
+            }
+            else if (event instanceof LockEvent.Released released) {
+                this.events.add("released " + released.lock().key());
+            }
         }
     }
 }
