@@ -19,7 +19,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Whether a service's lock scripts run the ACL guard (acl-guard.lua): checks, before a path's first write, that the
  * Redis user may run every command from there on, so that a grant revoked while the application runs fails a script
- * whole, never half-way. The guard costs Redis 2–14% of a script's time (BENCHMARKS.md), and it can only matter for a
+ * whole, never half-way. The guard costs Redis 2–14% of a script's time (docs/benchmarks.md), and it can only matter for a
  * user whose ACL can refuse something: a user granted every command, key and channel ({@code +@all ~* &*}) runs the
  * scripts without it, as decided by {@link #decide} (at start-up, see RedisLockService#verifyAccess); until then, and
  * for good after the first permission refusal any script meets ({@link #noteFailure}), the guard is on.

@@ -13,7 +13,7 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
  * A lock script's copies with its few-valued arguments ({@link ScriptArgument#isWrittenIntoScript(boolean)}: flags
  * and a service's settings) written into the text as constants, one copy per set of values met, so that a call sends
  * Redis only the arguments that change from call to call: Redis spends about 1.1k instructions on each argument a call
- * sends (BENCHMARKS.md, "Instructions per cycle"). A copy reads the same names as the script, bound to constants
+ * sends (docs/benchmarks.md, "Instructions per cycle"). A copy reads the same names as the script, bound to constants
  * instead of ARGV; it is sent with EVALSHA like the script, and loaded by the first call's NOSCRIPT fallback.
  *
  * <p>The lease ({@link ScriptArgument#LEASE_MILLIS}) is written only into the copies for calls the watchdog renews,
