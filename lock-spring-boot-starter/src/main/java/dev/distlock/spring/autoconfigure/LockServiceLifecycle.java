@@ -65,10 +65,20 @@ final class LockServiceLifecycle implements SmartLifecycle {
                     throw new RedisTlsException(tlsFailure, SSL_PROPERTY, ex);
                 }
                 logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
-                        + "as unavailable until it answers: " + ex.getMessage());
+                        + "as unavailable until it answers: " + causes(ex));
             }
         }
         this.running = true;
+    }
+
+    /** The failure's message and its causes' ("a <- b <- c"): what Redis or the client said may lie deep. */
+    private static String causes(Throwable failure) {
+        StringBuilder text = new StringBuilder(String.valueOf(failure.getMessage()));
+        for (Throwable cause = failure.getCause(); cause != null && cause != cause.getCause();
+                cause = cause.getCause()) {
+            text.append(" <- ").append(cause.getClass().getSimpleName()).append(": ").append(cause.getMessage());
+        }
+        return text.toString();
     }
 
     /** Stops renewing and closes the release subscription while the Redis connections are still open. */
