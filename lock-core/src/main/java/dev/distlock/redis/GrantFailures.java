@@ -98,6 +98,14 @@ final class GrantFailures {
     }
 
     /**
+     * A hand-off to this grant failed on every try, the last outcome unknown: the waiter may hold the lock under the
+     * owner token it gives up. Undone as a failed grant is, rather than left to run out its lease.
+     */
+    void handOffFailed() {
+        undoLater();
+    }
+
+    /**
      * Releases the acquisition off the caller's path: the caller learns of the failure at once, not after another
      * command timeout. A grant the undo misses expires with its lease.
      */

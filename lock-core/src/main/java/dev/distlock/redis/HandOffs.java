@@ -35,8 +35,12 @@ final class HandOffs {
 
     private final LockEventListener listener;
 
-    HandOffs(LocalQueues queues, Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos,
+    /** Undoes a hand-off's grant whose outcome is unknown (see {@link GrantFailures#handOffFailed()}). */
+    private final LockEngine engine;
+
+    HandOffs(LockEngine engine, LocalQueues queues, Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos,
             LockEventListener listener) {
+        this.engine = engine;
         this.listener = listener;
         this.queues = queues;
         this.holds = holds;
@@ -50,7 +54,8 @@ final class HandOffs {
      *
      * @return the release script's kind of answer when the call decided the release ({@link LockScripts#FREED} for a
      * hand-off, or why the holder no longer had the lock), or null when the caller should release as usual
-     * @throws DataAccessException when Redis failed on every try; the waiter waits on with a new owner token
+     * @throws DataAccessException when Redis failed on every try; the waiter waits on with a new owner token, and a
+     * grant to its old one is undone
      */
     @Nullable Long handOff(RedisLockHandle handle, LockType.Release release, Releases releases) {
         Hold hold = handle.hold;
@@ -68,11 +73,11 @@ final class HandOffs {
         long sentNanos = System.nanoTime();
         long reply;
         try {
-            reply = Releases.withRetries(() -> hold.type().handOff(hold, release, next.hold, grant, atBound), hold,
-                    hold.deadlineNanos());
+            reply = Releases.withRetries(() -> hold.type().handOff(hold, release, next.hold, grant, atBound));
         }
         catch (DataAccessException ex) {
-            queue.giveBack(next, true); // it may hold the lock under its token now: that lapses with the lease
+            queue.giveBack(next, true); // it may hold the lock under its token now: it waits on with a new one
+            new GrantFailures(this.engine, next.hold, holdId, next.watchdog).handOffFailed();
             throw ex;
         }
         if (reply <= 0) {

@@ -1,7 +1,9 @@
 package dev.distlock.redis;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -118,9 +120,29 @@ final class LocalQueue {
         }
     }
 
-    /** A new grant of this service. */
-    synchronized void held(Hold hold) {
-        this.holder = hold;
+    /** A new grant of this service: waiting calls of the same owner are woken to re-enter it. */
+    void held(Hold hold) {
+        synchronized (this) {
+            this.holder = hold;
+        }
+        wakeOwnersCalls(hold);
+    }
+
+    /** Wakes the waiting calls of {@code hold}'s owner, which re-enter its hold rather than wait their turn. */
+    private void wakeOwnersCalls(Hold hold) {
+        Object owner = hold.holdKey().owner();
+        List<QueueTurn> owners = null;
+        synchronized (this) {
+            for (QueueTurn turn : this.turns) {
+                if (turn.hold.holdKey().owner().equals(owner)) {
+                    owners = (owners == null) ? new ArrayList<>(2) : owners;
+                    owners.add(turn);
+                }
+            }
+        }
+        if (owners != null) {
+            owners.forEach(QueueTurn::wake);
+        }
     }
 
     /**
@@ -188,15 +210,21 @@ final class LocalQueue {
                 || (this.runLength > 0 && System.nanoTime() - this.runStartNanos >= maxRunNanos);
     }
 
-    /** The lock went to {@code next}; {@code othersWait}: false restarts the run (nobody else to starve). */
-    synchronized void handedOff(Hold next, boolean restartRun) {
-        this.handOffsUnderWay--;
-        this.holder = next;
-        if (this.runLength == 0 || restartRun) {
-            this.runLength = 0;
-            this.runStartNanos = System.nanoTime();
+    /**
+     * The lock went to {@code next}; {@code othersWait}: false restarts the run (nobody else to starve). Waiting calls
+     * of the same owner are woken to re-enter it.
+     */
+    void handedOff(Hold next, boolean restartRun) {
+        synchronized (this) {
+            this.handOffsUnderWay--;
+            this.holder = next;
+            if (this.runLength == 0 || restartRun) {
+                this.runLength = 0;
+                this.runStartNanos = System.nanoTime();
+            }
+            this.runLength++;
         }
-        this.runLength++;
+        wakeOwnersCalls(next);
     }
 
     /** A run ended because others wait: the lock is freed for them and local waiters hold back a moment. */

@@ -145,8 +145,8 @@ final class LockEngine {
         // A hand-off skips the replica acknowledgement a grant waits for, so there is none with acknowledgements.
         int maxHandOffs = (this.replicaAcknowledgement != null) ? 0 : settings.maxHandOffs;
         this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
-                new HandOffs(this.queues, this.holds, this.watchdog, maxHandOffs, settings.maxHandOffTime.toNanos(),
-                        settings.listener),
+                new HandOffs(this, this.queues, this.holds, this.watchdog, maxHandOffs,
+                        settings.maxHandOffTime.toNanos(), settings.listener),
                 this::asyncTimer);
     }
 

@@ -3,6 +3,7 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockEventListener;
@@ -168,7 +169,8 @@ public final class RedisLockServiceBuilder {
      * master) wait behind it, so keep {@code timeout} short and below the client's command timeout. On a Redis
      * Cluster {@code replicas} counts the replicas of the lock's own master, and a master demoted while it was
      * unreachable cannot keep a grant its former replica did not acknowledge. {@code replicas} 0 turns it off (the
-     * default); {@code timeout} is from 1 ms to 1 minute.
+     * default); {@code timeout} is from 1 ms to 1 minute. Needs a Lettuce factory's shared native connection
+     * ({@code shareNativeConnection=true}, the default): {@link #build()} refuses one without.
      */
     public RedisLockServiceBuilder replicaAcknowledgements(int replicas, Duration timeout) {
         if (replicas < 0) {
@@ -305,6 +307,15 @@ public final class RedisLockServiceBuilder {
         if (this.shardingProxy && this.replicaAcknowledgement != null) {
             throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
                     + "which passes no WAIT");
+        }
+        if (this.replicaAcknowledgement != null
+                && this.redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
+                && !lettuce.getShareNativeConnection()) {
+            // WAIT counts the writes of its own connection only: on another connection than the grant's it would
+            // confirm a grant no replica has
+            throw new IllegalArgumentException("replicaAcknowledgements needs the Lettuce connection factory's "
+                    + "shared native connection (shareNativeConnection=true, the default), so that each WAIT runs on "
+                    + "the connection of the grant it confirms; this factory has shareNativeConnection=false");
         }
         return new RedisLockService(this);
     }

@@ -72,7 +72,6 @@ final class Releases implements RedisLockHandle.Releaser {
     @Override
     public void release(RedisLockHandle handle, long keepHeldMillis) {
         Hold hold = handle.hold;
-        long leaseEndNanos = hold.deadlineNanos(); // before closeHold, which may move it
         boolean last = closeHold(handle);
         LockType.Release release = releaseOf(handle, keepHeldMillis);
         long reply;
@@ -80,7 +79,7 @@ final class Releases implements RedisLockHandle.Releaser {
         try {
             handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
             reply = (handedOff != null) ? handedOff
-                    : withRetries(() -> hold.type().release(hold, release), hold, leaseEndNanos);
+                    : withRetries(() -> hold.type().release(hold, release));
         }
         catch (DataAccessException ex) {
             throw failed(handle, ex);
@@ -94,26 +93,24 @@ final class Releases implements RedisLockHandle.Releaser {
      */
     @Override
     public CompletableFuture<Void> releaseAsync(RedisLockHandle handle) {
-        long leaseEndNanos = handle.hold.deadlineNanos(); // before closeHold, which may move it
         boolean last = closeHold(handle);
         ScriptCall call = handle.hold.type().releaseCall(handle.hold, releaseOf(handle, 0));
         CompletableFuture<Void> done = new CompletableFuture<>();
-        sendRelease(call, 1, handle, last, leaseEndNanos, done);
+        sendRelease(call, 1, handle, last, done);
         return done;
     }
 
-    private void sendRelease(ScriptCall call, int attempt, RedisLockHandle handle, boolean last, long leaseEndNanos,
+    private void sendRelease(ScriptCall call, int attempt, RedisLockHandle handle, boolean last,
             CompletableFuture<Void> done) {
         call.runAsync().whenComplete((reply, failure) -> {
             try {
                 if (failure == null) {
-                    long answer = (attempt > 1) ? retriedReply(reply, handle.hold, leaseEndNanos) : reply;
-                    replied(handle, last, 0, answer, null);
+                    replied(handle, last, 0, reply, null); // a retry's answer reads as the first's (withRetries)
                     done.complete(null);
                 }
                 else if (attempt < RELEASE_ATTEMPTS && failure instanceof DataAccessException) {
                     // safe, as for the blocking retry: the script recognises a hold it released already
-                    Runnable retry = () -> sendRelease(call, attempt + 1, handle, last, leaseEndNanos, done);
+                    Runnable retry = () -> sendRelease(call, attempt + 1, handle, last, done);
                     long pauseMillis = RETRY_PAUSE_MILLIS * attempt;
                     try {
                         this.timer.get().schedule(retry, pauseMillis, TimeUnit.MILLISECONDS);
@@ -201,20 +198,21 @@ final class Releases implements RedisLockHandle.Releaser {
     }
 
     /**
-     * Runs a release script of {@code hold}, retrying a failed call (see {@link #retriedReply}). The Redis client
-     * refuses to wait for a reply on an interrupted thread, so the interrupt flag is cleared before each try and set
-     * again at the end if it was set at any time.
-     *
-     * @param leaseEndNanos the hold's lease deadline as it was before the release began
+     * Runs a release script, retrying a failed call. A retry is safe, and its reply means what the first try's would:
+     * a script whose earlier try freed the lock or handed it off recognises that by evidence of this very release
+     * (the freed mark the freeing script left for the releasing acquisition, the run of grants since 'chain' in the
+     * lock, a reader's or a permit holder's 'released' mark; see end-hold.lua), never by the time left on the lease:
+     * a lease also ends by deletion, eviction, a restart without data or a failover, and the holder must hear of it.
+     * The Redis client refuses to wait for a reply on an interrupted thread, so the interrupt flag is cleared before
+     * each try and set again at the end if it was set at any time.
      */
-    static long withRetries(LongSupplier script, Hold hold, long leaseEndNanos) {
+    static long withRetries(LongSupplier script) {
         boolean interrupted = false;
         try {
             for (int attempt = 1;; attempt++) {
                 interrupted |= Thread.interrupted();
                 try {
-                    long reply = script.getAsLong();
-                    return (attempt > 1) ? retriedReply(reply, hold, leaseEndNanos) : reply;
+                    return script.getAsLong();
                 }
                 catch (DataAccessException ex) {
                     // A retry is safe: the script recognises a hold it released already and never touches another's.
@@ -230,23 +228,6 @@ final class Releases implements RedisLockHandle.Releaser {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * What a retry's reply means. The script recognises a hold its earlier try released by what that try left in the
-     * lock's hash (the run of grants since 'chain', up to 'fence'), but a later grant sets the hash's expiry to
-     * its own lease, and when that grant lapses the evidence goes with it: a local waiter's hand-off grant, which
-     * nobody renews before the hand-off's reply arrives, or another owner's short lease. The retry then reads "held
-     * by another" or "held by nobody". While this hold's lease cannot have run out in Redis yet (its deadline here is
-     * measured from before each grant or renewal was sent, and Redis runs one connection's calls in order), only an
-     * earlier try can have ended it: released, not lost.
-     */
-    static long retriedReply(long reply, Hold hold, long leaseEndNanos) {
-        boolean notThisOwners = reply == LockScripts.HELD_BY_ANOTHER || reply == LockScripts.NOT_HELD;
-        if (notThisOwners && hold.lostReason() == null && System.nanoTime() - leaseEndNanos < 0) {
-            return LockScripts.ALREADY_RELEASED;
-        }
-        return reply;
     }
 
     /** Sleeps the whole time even when interrupted; returns whether it was, with the flag cleared. */

@@ -113,6 +113,12 @@ final class WaitingCall {
                 if (current.tokenSpoilt) {
                     current = rejoinWithNewToken(current);
                 }
+                if (this.request.ownerHoldOpen()) {
+                    // the call's own owner holds the lock (granted or handed to another of its calls): it re-enters
+                    // now, wherever it waits, as a caller arriving after the grant does
+                    this.holdBackNanos = 0;
+                    return Step.ATTEMPT;
+                }
                 if (!this.queue.isFirst(current)) {
                     stepBack();
                     if (remaining <= 0) {

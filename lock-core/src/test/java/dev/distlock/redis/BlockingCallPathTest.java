@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -80,6 +81,23 @@ class BlockingCallPathTest {
         // release subscription may keep one or two of their own)
         Await.until(Duration.ofSeconds(5), () -> connectedClients() <= before + 2,
                 "the calls' connections are closed");
+    }
+
+    /**
+     * Without a shared connection a grant and the WAIT after it run on different connections, and WAIT counts only
+     * its own connection's writes: it would confirm a grant no replica has. Refused when the service is built.
+     */
+    @Test
+    void replicaAcknowledgementsWithoutASharedConnectionAreRefusedAtStartUp() {
+        LettuceConnectionFactory factory = (LettuceConnectionFactory) this.clients.template()
+            .getRequiredConnectionFactory();
+        factory.setShareNativeConnection(false);
+        RedisLockServiceBuilder builder = RedisLockService.builder(new StringRedisTemplate(factory))
+            .replicaAcknowledgements(1, Duration.ofMillis(500));
+
+        assertThatThrownBy(builder::build).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("replicaAcknowledgements")
+            .hasMessageContaining("shareNativeConnection");
     }
 
     private int connectedClients() {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +63,28 @@ class ScriptReloadTest {
         try (LockHandle lock = locks.acquire("b", LockOptions.defaults().withWaitTime(Duration.ofSeconds(5)))) {
             assertThat(lock.isHeld()).isTrue();
         }
+    }
+
+    /**
+     * A script copy this service has not sent before goes first as EVAL, not EVALSHA answered NOSCRIPT and sent again
+     * as EVAL after the calls sent behind it (issue 45, 3a): a {@code releaseAsync()} followed by another owner's
+     * {@code tryAcquire()} of the same key on the same connection finds the lock free.
+     */
+    @Test
+    void aCopysFirstCallRunsInTheOrderItWasSent() throws Exception {
+        this.redis.call("SCRIPT", "FLUSH");
+        RedisLockService locks = this.clients.service(); // its start-up check loads the copies a watched lock uses
+        LockOptions fixed = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30));
+        assertThat(locks.tryAcquire("warm-up", fixed.withOwner("b").withLeaseTime(Duration.ofMillis(100))))
+            .isPresent(); // Redis knows the other owner's grant; left to lapse, so no fixed lease's release is sent
+        LockHandle lock = locks.acquire("c", fixed);
+
+        CompletableFuture<Void> released = lock.releaseAsync().toCompletableFuture(); // a copy Redis does not know
+        Optional<LockHandle> next = locks.tryAcquire("c", fixed.withOwner("b"));
+
+        released.get(5, TimeUnit.SECONDS);
+        assertThat(next).as("sent after the release, run after it").isPresent();
+        next.get().release();
     }
 
     private static String renewSha(RedisLockService locks) {

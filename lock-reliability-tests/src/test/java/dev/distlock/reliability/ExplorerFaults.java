@@ -43,6 +43,7 @@ final class ExplorerFaults implements Runnable {
     @Override
     public void run() {
         List<String> kinds = new ArrayList<>(this.settings.faults());
+        kinds.remove(ExplorerSettings.LEASE_DELETE); // attached to a release by a worker, not scheduled
         if (kinds.isEmpty()) {
             return;
         }

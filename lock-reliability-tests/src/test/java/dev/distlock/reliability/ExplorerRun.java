@@ -60,6 +60,12 @@ final class ExplorerRun {
     /** Per service, its proxies: one, or one per master in quorum mode. */
     private final List<List<FaultProxy>> serviceProxies = new CopyOnWriteArrayList<>();
 
+    /** When a {@link ExplorerSettings#LEASE_DELETE} fault last deleted each key ({@link System#nanoTime()}). */
+    private final Map<String, Long> leaseDeletes = new ConcurrentHashMap<>();
+
+    /** The lock servers: one, or three in quorum mode. */
+    private final List<RedisNode> masters = new CopyOnWriteArrayList<>();
+
     ExplorerRun(ExplorerSettings settings) {
         this.settings = settings;
     }
@@ -77,6 +83,10 @@ final class ExplorerRun {
         return this.settings.quorum();
     }
 
+    ExplorerSettings settings() {
+        return this.settings;
+    }
+
     boolean stopping() {
         return this.stopping;
     }
@@ -86,7 +96,7 @@ final class ExplorerRun {
         long started = System.nanoTime();
         Random random = new Random(this.settings.seed());
         try (RedisServers servers = RedisServers.create(); Clients clients = new Clients()) {
-            List<RedisNode> masters = new ArrayList<>();
+            List<RedisNode> masters = this.masters;
             for (int m = 0; m < (this.settings.quorum() ? 3 : 1); m++) {
                 masters.add(servers.start());
             }
@@ -190,6 +200,40 @@ final class ExplorerRun {
                 now + TimeUnit.MILLISECONDS.toNanos(delay + 1000));
         this.journal.log("FAULT service " + service + ": replies of 3 ms delayed by " + delay + " ms (attached)");
         return true;
+    }
+
+    /**
+     * The {@link ExplorerSettings#LEASE_DELETE} fault, right before a release of {@code key} (an exclusive or fair
+     * lock, not in quorum mode): the lock's key deleted in Redis, and the replies of the next few milliseconds on the
+     * service's connections delayed past the command timeout, so that the release's first try finds the lease gone and
+     * its retry finds the same. False when the run does not have this fault.
+     */
+    boolean deleteLeaseNow(int service, String key, LockMode mode, Random random) {
+        if (!this.settings.faults().contains(ExplorerSettings.LEASE_DELETE) || quorum()) {
+            return false;
+        }
+        String redisKey = "distlock:{" + key + "}:" + (mode == LockMode.FAIR ? "fair:lock" : "lock");
+        long delay = ExplorerSettings.COMMAND_TIMEOUT.toMillis() + 5 + random.nextInt(80);
+        long now = System.nanoTime();
+        this.leaseDeletes.put(key, now);
+        this.masters.get(0).call("DEL", redisKey);
+        for (FaultProxy proxy : this.serviceProxies.get(service)) {
+            proxy.delayReplies(Duration.ofMillis(3), Duration.ofMillis(delay));
+        }
+        this.journal.fault(ExplorerSettings.LEASE_DELETE, now, now + TimeUnit.MILLISECONDS.toNanos(delay + 1000));
+        this.journal.log("FAULT service " + service + ": " + redisKey + " deleted, replies of 3 ms delayed by " + delay
+                + " ms (attached to its release)");
+        return true;
+    }
+
+    /**
+     * Whether a {@link ExplorerSettings#LEASE_DELETE} fault deleted {@code key} between these times: a release retried
+     * then may have lost the evidence of its own first try (the lock's key, and the freed mark a later release
+     * overwrote), and reports its lease lost, the only safe answer it has.
+     */
+    boolean leaseDeletedBetween(String key, long fromNanos, long toNanos) {
+        Long deleted = this.leaseDeletes.get(key);
+        return deleted != null && deleted - fromNanos >= 0 && toNanos - deleted >= 0;
     }
 
     /** A service on these ports: a Redis lock service on one, a quorum service on three. */

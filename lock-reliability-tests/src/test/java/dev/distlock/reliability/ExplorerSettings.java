@@ -19,8 +19,16 @@ import java.util.Set;
 record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int services, int workersPerService,
         boolean quorum) {
 
-    /** Every fault kind: the wire faults of each service's proxy, and Redis paused with SIGSTOP. */
-    static final List<String> ALL_FAULTS = List.of("reply-delay", "reply-drop", "reset", "stall", "redis-pause");
+    /**
+     * Every fault kind: the wire faults of each service's proxy, Redis paused with SIGSTOP, and a lock's lease deleted
+     * behind its holder's back right before its release, whose first reply is delayed past the command timeout
+     * ({@link #LEASE_DELETE}: attached to an operation, never on the schedule).
+     */
+    static final List<String> ALL_FAULTS = List.of("reply-delay", "reply-drop", "reset", "stall", "redis-pause",
+            "lease-delete");
+
+    /** The fault a worker attaches to a release: the lease deleted, as a failover, eviction or FLUSHALL would. */
+    static final String LEASE_DELETE = "lease-delete";
 
     /** The command timeout of every client. */
     static final Duration COMMAND_TIMEOUT = Duration.ofMillis(400);

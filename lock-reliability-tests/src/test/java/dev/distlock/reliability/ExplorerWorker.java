@@ -106,8 +106,11 @@ final class ExplorerWorker implements Runnable {
                 else if (pick < 95) {
                     upgradeChurn();
                 }
-                else {
+                else if (pick < 98) {
                     undoneGrantWithWaiter();
+                }
+                else {
+                    leaseDeletedAtRelease();
                 }
             }
             catch (RuntimeException ex) {
@@ -583,6 +586,37 @@ final class ExplorerWorker implements Runnable {
         holdAndRelease(lock, target, owner, granted);
     }
 
+    /**
+     * A lock of an owner of its own (nobody else of the service shares its hold) whose lease is deleted behind its
+     * back right before its release, the release's first reply delayed past the command timeout
+     * ({@link ExplorerRun#deleteLeaseNow}): the release, retried or not, must report the loss (no silent loss).
+     */
+    private void leaseDeletedAtRelease() {
+        boolean fair = this.random.nextInt(4) == 0;
+        Target target = fair ? new Target(FAIR_KEY, LockMode.FAIR)
+                : new Target(EXCLUSIVE_KEYS[this.random.nextInt(EXCLUSIVE_KEYS.length)], LockMode.EXCLUSIVE);
+        if (this.run.quorum() || !this.run.settings().faults().contains(ExplorerSettings.LEASE_DELETE)) {
+            return;
+        }
+        this.journal.operation("lease deleted at release");
+        String owner = "s" + this.serviceIndex + "-o" + OWNERS.incrementAndGet();
+        long waitMillis = this.random.nextInt(3000);
+        long start = System.nanoTime();
+        LockHandle lock;
+        try {
+            lock = this.service.acquire(target.key, options(target.mode, waitMillis).withOwner(new Object()));
+        }
+        catch (RuntimeException ex) {
+            failedAttempt(target, start, System.nanoTime(), ex, waitMillis);
+            return;
+        }
+        long granted = System.nanoTime();
+        Holding holding = new Holding(lock, target, owner);
+        section(holding);
+        holding.leaseDeleted = this.run.deleteLeaseNow(this.serviceIndex, target.key, target.mode, this.random);
+        release(lock, target, List.of(holding), granted);
+    }
+
     // ---- holding and releasing -------------------------------------------------------------------------------------
 
     private void holdAndRelease(LockHandle lock, Target target, String owner, long granted) {
@@ -691,7 +725,13 @@ final class ExplorerWorker implements Runnable {
         else {
             this.journal.log("release of " + holding.target + " of " + holding.owner + " failed: " + describe(failure));
         }
-        if (failure instanceof LeaseLostException && holding.lostAt == 0 && deadlineLeft > tookMillis + 300) {
+        if (holding.leaseDeleted && failure == null && holding.lostAt == 0) {
+            this.journal.violation(how + " of " + holding.target + " by " + holding.owner + " (token "
+                    + holding.lock.fencingToken() + ") completed as a clean release although its lease had been "
+                    + "deleted before it was sent: a silent loss");
+        }
+        if (failure instanceof LeaseLostException && holding.lostAt == 0 && deadlineLeft > tookMillis + 300
+                && !holding.leaseDeleted && !this.run.leaseDeletedBetween(holding.target.key, start, end)) {
             this.journal.violation(how + " of " + holding.target + " by " + holding.owner + " (token "
                     + holding.lock.fencingToken() + ") reported a lost lease although the lease had " + deadlineLeft
                     + " ms left and the release took " + tookMillis + " ms: " + describe(failure));
@@ -788,6 +828,9 @@ final class ExplorerWorker implements Runnable {
         final String owner;
 
         volatile long lostAt;
+
+        /** Its lease was deleted right before its release ({@link ExplorerSettings#LEASE_DELETE}). */
+        volatile boolean leaseDeleted;
 
         volatile long releasedAt;
 

@@ -188,18 +188,28 @@ public final class LeaseWatchdog {
                 count++;
             }
             else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
-                // sent before the deadline: the lease was still running in Redis, so the lock was gone otherwise
-                String cause = (sentNanos - hold.deadlineNanos() < 0) ? " was gone from Redis before its lease could "
-                        + "have run out (deleted or taken by another owner while held): Redis most likely restarted "
-                        + "without its data or failed over to a replica that had not received it"
-                        : " was deleted or taken by another owner while held";
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "Lock " + KeyText.quote(hold.key())
-                        + cause + "; the watchdog could not renew it"));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), notHeldAnyMore(hold, sentNanos)));
             }
         }
         if (count > 0) {
             Listeners.emit(this.listener, new LockEvent.Renewed(count));
         }
+    }
+
+    /**
+     * Why the watchdog could not renew {@code hold}: a semaphore's permits are nobody else's to take; a renewal sent
+     * before the lease's deadline found the lock gone while its lease still ran in Redis, so it was gone otherwise.
+     */
+    private static String notHeldAnyMore(Hold hold, long sentNanos) {
+        if (hold.holdKey().mode().isSemaphore()) {
+            return "The permits of semaphore " + KeyText.quote(hold.key()) + " were lost while held (their holder "
+                    + "entry was deleted or had run out in Redis); the watchdog could not renew them";
+        }
+        String cause = (sentNanos - hold.deadlineNanos() < 0) ? " was gone from Redis before its lease could "
+                + "have run out (deleted or taken by another owner while held): Redis most likely restarted "
+                + "without its data or failed over to a replica that had not received it"
+                : " was deleted or taken by another owner while held";
+        return "Lock " + KeyText.quote(hold.key()) + cause + "; the watchdog could not renew it";
     }
 
     private void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {

@@ -3,9 +3,11 @@ package dev.distlock.redis.script;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -64,6 +66,14 @@ final class AsyncScriptRunner {
 
     /** The lock call timeout when shorter than the client's, else 0: the client's timeout bounds each command. */
     private final long boundMillis;
+
+    /**
+     * The scripts (SHA-1) this runner has sent: a script's first call goes as EVAL, which loads it in the order it was
+     * sent. An EVALSHA answered NOSCRIPT is sent again as EVAL after the calls sent behind it, which run first: a
+     * {@code releaseAsync()} followed by a grant of the same key would find the lock still held. That now happens
+     * only after Redis lost its scripts (a restart, {@code SCRIPT FLUSH}). Bounded: a service has few copies.
+     */
+    private final Set<String> sent = ConcurrentHashMap.newKeySet();
 
     /** The shared connection's commands, kept between calls; null until first use. */
     private volatile @Nullable Shared sharedCommands;
@@ -176,6 +186,11 @@ final class AsyncScriptRunner {
         byte[][] encodedArgs = encode(args);
         RedisConnection dedicated = connection;
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
+        if (this.sent.add(script.getSha1())) {
+            bounded(target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
+                .whenComplete((loaded, failure) -> finish(reply, dedicated, loaded, failure, translate));
+            return;
+        }
         bounded(target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
             .whenComplete((value, failure) -> {
                 if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {

@@ -33,8 +33,8 @@ final class ExclusiveLock extends LockType {
     @Override
     public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant,
             boolean lastOfRun) {
-        return this.context.scripts().handOff(lockHash(hold), hold.ownerToken(), release, next.ownerToken(), grant,
-                lastOfRun, hold.mayBeSingleHold());
+        return this.context.scripts().handOff(lockHash(hold), freedMark(hold, HASH), hold.ownerToken(), release,
+                next.ownerToken(), grant, lastOfRun, hold.mayBeSingleHold(), this.context.tokenRetentionMillis());
     }
 
     @Override
@@ -49,7 +49,7 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(lockHash(hold));
+        return List.of(lockHash(hold), freedMark(hold, HASH));
     }
 
     private String lockHash(LockTarget hold) {

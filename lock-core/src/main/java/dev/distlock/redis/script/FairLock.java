@@ -45,7 +45,7 @@ final class FairLock extends LockType {
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return this.context.scripts()
-            .grantCall(ACQUIRE, keys(hold), hold.ownerToken(), grant,
+            .grantCall(ACQUIRE, lockKeys(hold), hold.ownerToken(), grant,
                     LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
                         .set(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLeaseMillis() : "0")
                         .set(CHANNEL, hold.releaseChannel())
@@ -55,7 +55,8 @@ final class FairLock extends LockType {
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
         return this.context.scripts()
-            .call(RELEASE.script(), keys(hold), LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
+            .call(RELEASE.script(), keys(hold),
+                    LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
                     this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand()).toArray());
     }
 
@@ -67,7 +68,7 @@ final class FairLock extends LockType {
     @Override
     public boolean leave(LockTarget hold) {
         this.context.scripts()
-            .run(LEAVE.script(), keys(hold), LEAVE.newArguments()
+            .run(LEAVE.script(), lockKeys(hold), LEAVE.newArguments()
                 .set(OWNER_TOKEN, hold.ownerToken())
                 .set(CHANNEL, hold.releaseChannel())
                 .set(PUBLISH_COMMAND, publishCommand())
@@ -87,6 +88,12 @@ final class FairLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(name(hold, "fair:lock"), name(hold, "fair:queue"), name(hold, "fair:places"));
+        return List.of(name(hold, "fair:lock"), name(hold, "fair:queue"), name(hold, "fair:places"),
+                freedMark(hold, "fair:lock"));
+    }
+
+    /** The keys a grant and a waiter's leaving take: all but the freed mark, which only a release needs. */
+    private List<String> lockKeys(LockTarget hold) {
+        return keys(hold).subList(0, 3);
     }
 }

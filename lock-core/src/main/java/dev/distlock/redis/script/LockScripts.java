@@ -91,7 +91,8 @@ public final class LockScripts {
             PUBLISH_ONLY_TO_WAITERS, SINGLE_HOLD_LAYOUT);
 
     static final ScriptLayout<Long> HAND_OFF = ScriptLayout.load("handoff.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN, SINGLE_HOLD_LAYOUT);
+            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN, SINGLE_HOLD_LAYOUT,
+            TOKEN_RETENTION_MILLIS);
 
     @SuppressWarnings("rawtypes")
     static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, SINGLE_HOLD_LAYOUT,
@@ -227,9 +228,9 @@ public final class LockScripts {
      * new fencing token ({@code > 0}), or one of {@link #ALREADY_RELEASED}, {@link #HELD_BY_ANOTHER}, {@link
      * #NOT_HELD}, {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
      */
-    ScriptCall handOff(String lockHash, String ownerToken, LockType.Release release, String newOwnerToken,
-            LockType.Grant grant, boolean lastOfRun, boolean singleHold) {
-        return call(HAND_OFF.script(), List.of(lockHash), HAND_OFF.newArguments()
+    ScriptCall handOff(String lockHash, String freedMark, String ownerToken, LockType.Release release,
+            String newOwnerToken, LockType.Grant grant, boolean lastOfRun, boolean singleHold, String retentionMillis) {
+        return call(HAND_OFF.script(), List.of(lockHash, freedMark), HAND_OFF.newArguments()
             .set(OWNER_TOKEN, ownerToken)
             .set(HOLD_ID, release.holdId())
             .set(FENCING_TOKEN, Long.toString(release.fencingToken()))
@@ -239,6 +240,7 @@ public final class LockScripts {
             .set(WATCHDOG, grant.watchdogFlag())
             .set(LAST_OF_RUN, LockType.flag(lastOfRun))
             .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHold))
+            .set(TOKEN_RETENTION_MILLIS, retentionMillis)
             .toArray());
     }
 
@@ -246,12 +248,13 @@ public final class LockScripts {
      * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with {@code
      * publishOnlyToWaiters}, only when a waiting caller was refused since the last message); {@code
      * singleHoldLayout} when the key is most likely a string in the single-hold layout (the plain lock's; see {@link
-     * LockTarget#mayBeSingleHold()}). Returns one of {@link
-     * #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
+     * LockTarget#mayBeSingleHold()}); {@code freedMark}, the key a freeing release leaves its acquisition's mark in
+     * (see end-hold.lua). Returns one of {@link #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
-    ScriptCall release(String lockHash, String ownerToken, LockType.Release release, String channel, String message,
-            String retentionMillis, String publishCommand, boolean publishOnlyToWaiters, boolean singleHoldLayout) {
-        return call(RELEASE.script(), List.of(lockHash),
+    ScriptCall release(String lockHash, String freedMark, String ownerToken, LockType.Release release, String channel,
+            String message, String retentionMillis, String publishCommand, boolean publishOnlyToWaiters,
+            boolean singleHoldLayout) {
+        return call(RELEASE.script(), List.of(lockHash, freedMark),
                 releaseArguments(RELEASE, ownerToken, release, retentionMillis, channel, publishCommand)
                     .set(MESSAGE, message)
                     .set(PUBLISH_ONLY_TO_WAITERS, LockType.flag(publishOnlyToWaiters))

@@ -143,13 +143,23 @@ public abstract class LockType {
     }
 
     /**
+     * The freed mark of the lock whose hash is {@code <prefix>:{key}:<suffix>}: the key its freeing release or
+     * hand-off leaves the releasing acquisition's mark in, which a retried call recognises its first run by (see
+     * end-hold.lua).
+     */
+    String freedMark(LockTarget hold, String suffix) {
+        return name(hold, suffix + ":freed");
+    }
+
+    /**
      * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
      * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does);
      * {@code singleHoldLayout} when the lock may also be a string in the single-hold layout (the plain lock's).
      */
     final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters,
             boolean singleHoldLayout) {
-        return this.context.scripts().release(name(hold, suffix), hold.ownerToken(), release, hold.releaseChannel(),
+        return this.context.scripts().release(name(hold, suffix), freedMark(hold, suffix), hold.ownerToken(), release,
+                hold.releaseChannel(),
                 this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters,
                 singleHoldLayout);
     }

@@ -82,7 +82,8 @@ final class WriteLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"), name(hold, "rw:fence"));
+        return List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"), name(hold, "rw:fence"),
+                freedMark(hold, WRITER));
     }
 
     private String writer(LockTarget hold) {

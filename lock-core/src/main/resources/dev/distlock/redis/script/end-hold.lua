@@ -1,13 +1,19 @@
 -- What the release scripts share about an owner's hash (see add-hold.lua).
+-- The freed mark: a string key of its own per lock, '<owner token> <hold id>' of the last acquisition whose release
+-- freed the lock or handed it off, kept as long as a freed lock keeps its tokens (TOKEN_RETENTION_MILLIS). It outlives
+-- a later grant's lease lapsing (which takes the lock's hash or string, and the run of grants in it, along), and it
+-- names this very acquisition, never a time or a token another grant may share after a failover.
 -- notOwnerReply: the reply to a release whose owner no longer holds the lock (state: HMGET of 'owner', 'released',
--- 'chain', 'fence'). A retried call whose first run freed the lock is recognised: its grant (fencing token) lies in the
--- run of grants since 'chain', each ended by its owner's release (an expiry deletes the hash, 'chain' with it), before
--- the run's last grant ('fence'), or is that last grant while nobody holds the lock (only the owner's release removes
--- an owner field); or a delayed release marked this owner 'released' (see delayed-release.lua): 0. Else -1 when
--- another owner holds it, -2 when nobody does.
-local function notOwnerReply(state, ownerToken, token)
+-- 'chain', 'fence'; mark: the freed mark's key, holdId the releasing acquisition's). A retried call whose first run
+-- freed the lock is recognised: its grant (fencing token) lies in the run of grants since 'chain', each ended by its
+-- owner's release (an expiry deletes the hash, 'chain' with it), before the run's last grant ('fence'), or is that
+-- last grant while nobody holds the lock (only the owner's release removes an owner field); or a delayed release
+-- marked this owner 'released' (see delayed-release.lua); or the freed mark names this acquisition: 0. Else -1 when
+-- another owner holds it, -2 when nobody does: the lease was lost, whatever the holder's clock says.
+local function notOwnerReply(state, ownerToken, token, mark, holdId)
   local chain, fence = tonumber(state[3]), tonumber(state[4])
-  if state[2] == ownerToken or (chain and chain <= token and (token < fence or (not state[1] and token == fence))) then
+  if state[2] == ownerToken or (chain and chain <= token and (token < fence or (not state[1] and token == fence)))
+      or redis.call('GET', mark) == ownerToken .. ' ' .. holdId then
     return 0
   end
   if state[1] then
@@ -44,9 +50,11 @@ local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero)
   end
   return leaseEnd
 end
--- keepReleased(hash, ownerToken, delayMillis, retentionMillis, ...): marks the owner's last hold released with a
--- delay (see delayed-release.lua); the further arguments are field-value pairs to set as well.
-local function keepReleased(hash, ownerToken, delayMillis, retentionMillis, ...)
+-- keepReleased(hash, mark, ownerToken, holdId, delayMillis, retentionMillis, ...): marks the owner's last hold
+-- released with a delay (see delayed-release.lua), and leaves the freed mark for as long as the hash may last; the
+-- further arguments are field-value pairs to set as well. The caller has run the ACL guard on SET of the mark.
+local function keepReleased(hash, mark, ownerToken, holdId, delayMillis, retentionMillis, ...)
+  redis.call('SET', mark, ownerToken .. ' ' .. holdId, 'PX', math.max(tonumber(retentionMillis), tonumber(delayMillis)))
   local now = redis.call('TIME')
   local untilMillis = now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(delayMillis)
   redis.call('HSET', hash, 'owner', '(released)', 'released', ownerToken, 'until', string.format('%d', untilMillis),

@@ -1,5 +1,6 @@
 -- Releases one hold of a fair lock; the owner's last hold frees it and wakes the first waiter, naming it.
 -- KEYS[1]  the lock hash (see acquire.lua); KEYS[2] the queue and KEYS[3] the places (see fair-acquire.lua)
+-- KEYS[4]  the freed mark (see end-hold.lua)
 -- The arguments (see ScriptArgument; as in release.lua):
 -- ARGV[1]  OWNER_TOKEN
 -- ARGV[2]  HOLD_ID
@@ -16,7 +17,7 @@
 --#include fair-queue.lua (defines dropLapsed)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', HOLD_ID)
 if state[1] ~= OWNER_TOKEN then
-  return notOwnerReply(state, OWNER_TOKEN, tonumber(FENCING_TOKEN))
+  return notOwnerReply(state, OWNER_TOKEN, tonumber(FENCING_TOKEN), KEYS[4], HOLD_ID)
 end
 if not state[6] then
   return 0
@@ -33,22 +34,25 @@ if state[5] ~= '1' then
   return 2
 end
 if tonumber(KEEP_HELD_MILLIS) > 0 then
-  local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+  local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'SET',
+    KEYS[4])
   if refused then
     return refused
   end
   redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
-  keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0) -- held, unrenewed
+  -- held, unrenewed
+  keepReleased(KEYS[1], KEYS[4], OWNER_TOKEN, HOLD_ID, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
   return 1
 end
 -- the last hold may wake a waiter: the channel is checked before the writes
 local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'ZREM', KEYS[2], 'ZREM', KEYS[3],
-  'ZRANGE', KEYS[2], 'ZRANGEBYSCORE', KEYS[3], PUBLISH_COMMAND, CHANNEL)
+  'ZRANGE', KEYS[2], 'ZRANGEBYSCORE', KEYS[3], 'SET', KEYS[4], PUBLISH_COMMAND, CHANNEL)
 if refused then
   return refused
 end
 redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN) -- 'fence' and 'chain' stay (see release.lua)
 redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
+redis.call('SET', KEYS[4], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
 local now = redis.call('TIME')
 dropLapsed(KEYS[2], KEYS[3], now[1] * 1000 + math.floor(now[2] / 1000))
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)[1]

@@ -2,6 +2,8 @@
 -- the waiter's grant in one call, with a new, higher fencing token and a fresh lease, and no release message (the lock
 -- is never free). The run of grants since 'chain' goes on, so a retried release of the old owner recognises itself.
 -- KEYS[1]  the lock (see acquire.lua): a hash, or a string in the single-hold layout (see single-hold.lua)
+-- KEYS[2]  the freed mark (see end-hold.lua): left for the releasing acquisition by every hand-off, so that a retried
+--          call whose first run handed the lock off recognises it after the new holder's lease lapsed
 -- The arguments (see ScriptArgument):
 -- ARGV[1]  OWNER_TOKEN      the releasing owner token
 -- ARGV[2]  HOLD_ID          the releasing hold id
@@ -13,6 +15,7 @@
 -- ARGV[8]  LAST_OF_RUN      '1' when the process's run of hand-offs reached its bound: hand off only if no other
 --                           waiter was refused
 -- ARGV[9]  SINGLE_HOLD_LAYOUT  '1' when the key is most likely the single-hold layout's string (see acquire.lua)
+-- ARGV[10] TOKEN_RETENTION_MILLIS  how long the freed mark stays
 -- Returns the new fencing token (> 0) when handed off; otherwise nothing changed and it returns 0 when the releasing
 -- hold was released before, -1 when another owner holds the lock, -2 when nobody holds it, -3 when the owner has
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
@@ -24,8 +27,13 @@ local value -- GET's reply: false for no key, a table for a hash (WRONGTYPE); ni
 if SINGLE_HOLD_LAYOUT == '1' then
   value = redis.pcall('GET', KEYS[1])
 end
+-- A release the lock is no longer the owner's to give: 0 when the freed mark names this acquisition (a retried call
+-- whose first run handed it off), else the reply (-1 held by another, -2 by nobody).
+local function lostOr(reply)
+  return (redis.call('GET', KEYS[2]) == OWNER_TOKEN .. ' ' .. HOLD_ID) and 0 or reply
+end
 if value == false then
-  return -2
+  return lostOr(-2)
 end
 if type(value) == 'string' then
   local held = OWNER_TOKEN .. ' ' .. HOLD_ID .. ' '
@@ -33,10 +41,11 @@ if type(value) == 'string' then
     if LAST_OF_RUN == '1' and string.byte(value, -1) == 119 then -- 'w': others wait
       return -4
     end
-    local refused = refusedGrant and refusedGrant('SET', KEYS[1])
+    local refused = refusedGrant and refusedGrant('SET', KEYS[1], 'SET', KEYS[2])
     if refused then
       return refused
     end
+    redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
     local fenceEnd = string.find(value, ' ', #held + 1, true)
     local fence = string.sub(value, #held + 1, fenceEnd - 1) + 1
     redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence)
@@ -68,10 +77,7 @@ if state[1] ~= OWNER_TOKEN then
   if handed then
     return 0
   end
-  if state[1] then
-    return -1
-  end
-  return -2
+  return lostOr(state[1] and -1 or -2)
 end
 if not state[5] then
   return 0
@@ -86,19 +92,21 @@ local fence = tonumber(state[3]) + 1
 local watched = WATCHDOG == '1'
 if watched then
   -- the one hold handed to a watched one: the hash turns back into the single-hold layout's string
-  local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1])
+  local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1], 'SET', KEYS[2])
   if refused then
     return refused
   end
+  redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
   redis.call('DEL', KEYS[1])
   redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence) .. ' '
     .. state[4] .. (state[7] and ' w' or ''), 'PX', LEASE_MILLIS)
   return fence
 end
-local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2])
 if refused then
   return refused
 end
+redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
 redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the old owner's renewed holds' count (see add-hold.lua)
 if watched then
   redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_OWNER_TOKEN, '1', NEW_HOLD_ID, 'w', 'fence',

@@ -1,5 +1,6 @@
 -- Releases one hold of an exclusive lock, and frees the lock when it was the owner's last hold.
 -- KEYS[1]  the lock (see acquire.lua): a hash, or for the plain lock a string in the single-hold layout
+-- KEYS[2]  the freed mark (see end-hold.lua): what a retried call recognises its first run by once the lock is gone
 -- The arguments (see ScriptArgument; every release script takes the first eight at these positions):
 -- ARGV[1]  OWNER_TOKEN
 -- ARGV[2]  HOLD_ID
@@ -26,7 +27,7 @@
 if SINGLE_HOLD_LAYOUT == '1' and WATCHDOG == '1' then
   local value = redis.pcall('GET', KEYS[1])
   if value == false then
-    return -2
+    return (redis.call('GET', KEYS[2]) == OWNER_TOKEN .. ' ' .. HOLD_ID) and 0 or -2 -- see notOwnerReply
   end
   if type(value) == 'string' then
     local held = OWNER_TOKEN .. ' ' .. HOLD_ID .. ' '
@@ -35,14 +36,15 @@ if SINGLE_HOLD_LAYOUT == '1' and WATCHDOG == '1' then
       local publish = waiting or PUBLISH_ONLY_TO_WAITERS ~= '1'
       local refused
       if publish then
-        refused = refusedGrant and refusedGrant('SET', KEYS[1], PUBLISH_COMMAND, CHANNEL)
+        refused = refusedGrant and refusedGrant('SET', KEYS[1], 'SET', KEYS[2], PUBLISH_COMMAND, CHANNEL)
       else
-        refused = refusedGrant and refusedGrant('SET', KEYS[1])
+        refused = refusedGrant and refusedGrant('SET', KEYS[1], 'SET', KEYS[2])
       end
       if refused then
         return refused
       end
       redis.call('SET', KEYS[1], string.sub(value, #held + 1, waiting and -3 or -1), 'PX', TOKEN_RETENTION_MILLIS)
+      redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
       if publish then
         redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
       end
@@ -52,7 +54,7 @@ if SINGLE_HOLD_LAYOUT == '1' and WATCHDOG == '1' then
     local owner, _, fence, chain = singleHold(value)
     if owner ~= OWNER_TOKEN then
       --#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
-      return notOwnerReply({owner, nil, chain, fence}, OWNER_TOKEN, tonumber(FENCING_TOKEN))
+      return notOwnerReply({owner, nil, chain, fence}, OWNER_TOKEN, tonumber(FENCING_TOKEN), KEYS[2], HOLD_ID)
     end
     local refused = toHash(KEYS[1], value)
     if refused then
@@ -78,15 +80,17 @@ if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS
   local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
   local refused
   if publish then
-    refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], PUBLISH_COMMAND, CHANNEL)
+    refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2], PUBLISH_COMMAND,
+      CHANNEL)
   else
-    refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1])
+    refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2])
   end
   if refused then
     return refused
   end
   redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN, 'waiting')
   redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
+  redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
   if publish then
     redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
   end
@@ -96,7 +100,8 @@ end
 -- The retried-release evidence is read only when the owner is not this one.
 if state[1] ~= OWNER_TOKEN then -- 0 for a retried call whose first run freed it (see notOwnerReply)
   local evidence = redis.call('HMGET', KEYS[1], 'released', 'chain', 'fence')
-  return notOwnerReply({state[1], evidence[1], evidence[2], evidence[3]}, OWNER_TOKEN, tonumber(FENCING_TOKEN))
+  return notOwnerReply({state[1], evidence[1], evidence[2], evidence[3]}, OWNER_TOKEN, tonumber(FENCING_TOKEN),
+    KEYS[2], HOLD_ID)
 end
 if not state[3] then
   return 0
@@ -115,10 +120,10 @@ end
 -- The owner's last hold, with a delay (KEEP_HELD_MILLIS > 0): nobody, this owner included, acquires it before the
 -- delay ends, and no renewal extends it: the owner field no longer names a token. Waiters re-check when the delay ends
 -- (see delayed-release.lua).
-local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1])
+local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2])
 if refused then
   return refused
 end
 redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
-keepReleased(KEYS[1], OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
+keepReleased(KEYS[1], KEYS[2], OWNER_TOKEN, HOLD_ID, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
 return 1

@@ -123,12 +123,14 @@ class HandOffScriptTest {
 
     private long handOff(String owner, String holdId, long fence, String next, String nextHoldId, String leaseMillis,
             boolean lastOfRun) {
-        return this.scripts.handOff(HASH, owner, new LockType.Release(holdId, fence, this.watched, "0"), next,
-                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun, true).run();
+        return this.scripts.handOff(HASH, HASH + ":freed",
+                owner, new LockType.Release(holdId, fence, this.watched, "0"), next,
+                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun, true, "60000").run();
     }
 
     private long release(String owner, String holdId, long fence) {
-        return this.scripts.release(HASH, owner, new LockType.Release(holdId, fence, this.watched, "0"),
+        return this.scripts.release(HASH, HASH + ":freed",
+                owner, new LockType.Release(holdId, fence, this.watched, "0"),
                 "distlock:{hand}:released", "test", "60000", "PUBLISH", true, true).run();
     }
 }

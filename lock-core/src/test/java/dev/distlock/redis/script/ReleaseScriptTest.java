@@ -176,7 +176,8 @@ class ReleaseScriptTest {
     /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
     private static long release(LockScripts scripts, String hash, String owner, String holdId, long fence,
             boolean watched) {
-        return scripts.release(hash, owner, new LockType.Release(holdId, fence, watched, "0"), "distlock:{x}:released",
+        return scripts.release(hash, hash + ":freed",
+                owner, new LockType.Release(holdId, fence, watched, "0"), "distlock:{x}:released",
                 "test", "60000", "PUBLISH", false, true).run();
     }
 

@@ -93,8 +93,9 @@ class RenewScriptTest {
     void aLockHandedOnIsRenewedForItsNewOwnerOnly() {
         String hash = "distlock:{renew4}:lock";
         long fence = grant(hash, "owner-a", "1", "10000", true);
-        long handed = this.scripts.handOff(hash, "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
-                new LockType.Grant("2", "10000", true, false, false), false, true).run();
+        long handed = this.scripts.handOff(hash, hash + ":freed",
+                "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
+                new LockType.Grant("2", "10000", true, false, false), false, true, "60000").run();
         assertThat(handed).isGreaterThan(fence);
 
         assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
@@ -121,7 +122,8 @@ class RenewScriptTest {
     }
 
     private long release(String hash, String owner, String holdId, boolean watchdog, String keepHeldMillis) {
-        return this.scripts.release(hash, owner, new LockType.Release(holdId, 0, watchdog, keepHeldMillis),
+        return this.scripts.release(hash, hash + ":freed",
+                owner, new LockType.Release(holdId, 0, watchdog, keepHeldMillis),
                 "distlock:{x}:released", "test", "60000", "PUBLISH", false, true).run();
     }
 

@@ -86,11 +86,12 @@ class ScriptCopiesTest {
         ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false),
                 true);
         assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
-        ScriptCall release = scripts.release(hash, "owner-a", new LockType.Release("2", fence, false, "0"),
+        ScriptCall release = scripts.release(hash, hash + ":freed",
+                "owner-a", new LockType.Release("2", fence, false, "0"),
                 "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true);
         assertThat(template.execute(release.script(), release.keys(), release.args()))
             .isEqualTo(LockScripts.STILL_HELD);
-        assertThat(scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
+        assertThat(scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "0"),
                 "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(LockFields.of(this.redis, hash).keySet()).containsExactlyInAnyOrder("fence", "chain");
@@ -149,7 +150,8 @@ class ScriptCopiesTest {
         assertThat(fence).isPositive();
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the lease the fixed grant sent")
             .isBetween(1L, 7001L);
-        assertThat(new LockScripts(template).release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
+        assertThat(new LockScripts(template).release(hash, hash + ":freed",
+                "owner-a", new LockType.Release("1", fence, false, "0"),
                 "distlock:{leases}:released", "test", "60000", "PUBLISH", true, false).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(template.execute(watchedCopy.script(), keys, watchedCopy.arguments(watched))).isEqualTo(fence + 1);
@@ -163,9 +165,10 @@ class ScriptCopiesTest {
         String hash = "distlock:{later}:lock";
         long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true)
             .run();
-        ScriptCall later = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "3000"),
+        ScriptCall later = scripts.release(hash, hash + ":freed",
+                "owner-a", new LockType.Release("1", fence, false, "3000"),
                 "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
-        ScriptCall now = scripts.release(hash, "owner-a", new LockType.Release("1", fence, false, "0"),
+        ScriptCall now = scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "0"),
                 "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
         GuardedScript<Long> release = (GuardedScript<Long>) LockScripts.RELEASE.script();
         assertThat(release.copyFor(later.args())).as("a delay: the script with every argument").isNull();
@@ -178,17 +181,18 @@ class ScriptCopiesTest {
     }
 
     /**
-     * A copy's first call on a server goes EVALSHA, then EVAL on NOSCRIPT. When its caller gave up waiting (Redis
-     * stalled past the command timeout), the EVAL must not follow: the caller has already sent what undoes the call
-     * (GrantFailures), and a grant loaded and run after that undo would hold the lock for a lease nobody holds.
+     * A copy the client sent before goes EVALSHA, then EVAL on NOSCRIPT (after Redis lost its scripts). When its
+     * caller gave up waiting (Redis stalled past the command timeout), the EVAL must not follow: the caller has already
+     * sent what undoes the call (GrantFailures), and a grant loaded and run after that undo would hold the lock for a
+     * lease nobody holds. (A copy's first call goes EVAL, ahead of any undo: see ScriptReloadTest.)
      */
     @Test
     void aCallWhoseCallerGaveUpIsNotLoadedAndRunAfterNoscript() throws Exception {
         LockScripts scripts = new LockScripts(this.clients.template(this.redis.port(), Duration.ofMillis(500)));
         String hash = "distlock:{gave-up}:lock";
-        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", false, false, false),
+        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", true, false, false),
                 true)
-            .run(); // the connection is open before the pause
+            .run(); // the connection is open before the pause, and the client sent this copy before
         this.redis.call("SCRIPT", "FLUSH");
         this.redis.pause();
         try {

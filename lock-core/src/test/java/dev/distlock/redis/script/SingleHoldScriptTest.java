@@ -62,9 +62,11 @@ class SingleHoldScriptTest {
         this.redis.call("CONFIG", "RESETSTAT");
         assertThat(release("owner-b", "7", second, true)).isEqualTo(LockScripts.FREED);
         assertThat(grant("owner-c", "1", true, false)).isEqualTo(second + 1);
-        assertThat(commandsRun()).as("a release and the next grant: GET and SET ... PX each")
-            .containsEntry("get", 2L).containsEntry("set", 2L)
+        // the release's second SET is its freed mark (see end-hold.lua), the evidence a retried release needs
+        assertThat(commandsRun()).as("a release and the next grant: GET and SET ... PX each, and the freed mark's SET")
+            .containsEntry("get", 2L).containsEntry("set", 3L)
             .doesNotContainKeys("hmget", "hget", "hset", "hdel", "pexpire", "pttl", "del", "time", "exists");
+        assertThat(this.redis.call("GET", KEY + ":freed")).as("the freed mark").isEqualTo("owner-b 7");
     }
 
     @Test
@@ -93,7 +95,7 @@ class SingleHoldScriptTest {
         long held = this.scripts.acquire(other, "owner-a", new LockType.Grant("1", "10000", true, false, false), true)
             .run();
         long expiry = Long.parseLong(this.redis.call("PTTL", other));
-        assertThat(this.scripts.release(other, "owner-x", new LockType.Release("1", held, false, "0"),
+        assertThat(this.scripts.release(other, other + ":freed", "owner-x", new LockType.Release("1", held, false, "0"),
                 "distlock:{other}:released", "test", "60000", "PUBLISH", true, true).run())
             .as("a fixed lease's release meeting another owner's string").isEqualTo(LockScripts.HELD_BY_ANOTHER);
         assertThat(this.redis.call("TYPE", other)).isEqualTo("hash");
@@ -112,7 +114,8 @@ class SingleHoldScriptTest {
         String delayed = "distlock:{delayed}:lock";
         long token = this.scripts.acquire(delayed, "owner-a", new LockType.Grant("1", "10000", true, false, false),
                 true).run();
-        assertThat(this.scripts.release(delayed, "owner-a", new LockType.Release("1", token, true, "5000"),
+        assertThat(this.scripts.release(delayed, delayed + ":freed",
+                "owner-a", new LockType.Release("1", token, true, "5000"),
                 "distlock:{delayed}:released", "test", "60000", "PUBLISH", true, true).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(this.redis.call("TYPE", delayed)).isEqualTo("hash");
@@ -147,14 +150,16 @@ class SingleHoldScriptTest {
         assertThat(renew("owner-a")).as("the string guessed").isEqualTo(LockScripts.RENEWED);
         assertThat(release("owner-a", "2", fence, true)).isEqualTo(LockScripts.STILL_HELD);
 
-        long handed = this.scripts.handOff(KEY, "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
-                new LockType.Grant("9", "10000", true, false, true), false, true).run();
+        long handed = this.scripts.handOff(KEY, KEY + ":freed",
+                "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
+                new LockType.Grant("9", "10000", true, false, true), false, true, "60000").run();
         assertThat(handed).isEqualTo(fence + 1);
         assertThat(this.redis.call("GET", KEY)).as("handed to one watched hold: the string again")
             .isEqualTo("owner-b 9 " + handed + " " + fence);
-        assertThat(this.scripts.handOff(KEY, "owner-b", new LockType.Release("9", handed, true, "0"), "owner-c",
-                new LockType.Grant("3", "10000", true, false, true), false, false).run()).as("the hash guessed")
-            .isEqualTo(handed + 1);
+        assertThat(this.scripts.handOff(KEY, KEY + ":freed",
+                "owner-b", new LockType.Release("9", handed, true, "0"), "owner-c",
+                new LockType.Grant("3", "10000", true, false, true), false, false, "60000").run())
+            .as("the hash guessed").isEqualTo(handed + 1);
         assertThat(this.redis.call("GET", KEY)).isEqualTo("owner-c 3 " + (handed + 1) + " " + fence);
     }
 
@@ -176,7 +181,7 @@ class SingleHoldScriptTest {
     }
 
     private long release(String owner, String holdId, long fence, boolean watched) {
-        return this.scripts.release(KEY, owner, new LockType.Release(holdId, fence, watched, "0"),
+        return this.scripts.release(KEY, KEY + ":freed", owner, new LockType.Release(holdId, fence, watched, "0"),
                 "distlock:{single}:released", "test", "60000", "PUBLISH", true, true).run();
     }
 

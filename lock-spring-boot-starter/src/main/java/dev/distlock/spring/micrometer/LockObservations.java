@@ -33,8 +33,9 @@ import dev.distlock.spring.ScopedLockHandle;
  *
  * <p>Register it as a {@link LockEventListener} of the lock service (the starter does when an
  * {@link ObservationRegistry} bean exists). {@link ObservedLockService} opens a lock's {@value #LOCKED} scope around
- * the work done under it. A handle that is never released (a fixed lease left to run out) keeps its observation open;
- * at most {@value #MAX_OPEN} are kept, and locks granted beyond that are not observed.
+ * the work done under it. A handle that is never released (a fixed lease left to run out) keeps its observation open
+ * until {@value #MAX_OPEN} are open: then the observations of handles no longer held end, and locks granted while that
+ * many are still held are not observed.
  */
 public final class LockObservations implements LockEventListener {
 
@@ -59,12 +60,20 @@ public final class LockObservations implements LockEventListener {
     /** Open locked observations by handle (handles compare by identity). */
     private final ConcurrentHashMap<LockHandle, Observation> locked = new ConcurrentHashMap<>();
 
+    /** The most acquisitions and held locks observed at once: {@link #MAX_OPEN}, less in tests. */
+    private final int maxOpen;
+
     private volatile boolean fullReported;
 
     /** Observes into {@code registry}, with {@code distlock.name} values bounded by {@code names}. */
     public LockObservations(ObservationRegistry registry, MetricNames names) {
+        this(registry, names, MAX_OPEN);
+    }
+
+    LockObservations(ObservationRegistry registry, MetricNames names, int maxOpen) {
         this.registry = registry;
         this.names = names;
+        this.maxOpen = maxOpen;
     }
 
     @Override
@@ -127,7 +136,7 @@ public final class LockObservations implements LockEventListener {
     }
 
     private void started(LockEvent.Acquiring start) {
-        if (this.acquiring.size() >= MAX_OPEN) {
+        if (this.acquiring.size() >= this.maxOpen) {
             full();
             return;
         }
@@ -151,9 +160,17 @@ public final class LockObservations implements LockEventListener {
     }
 
     private void holding(LockHandle lock, Acquisition acquisition) {
-        if (this.locked.size() >= MAX_OPEN) {
-            full();
-            return;
+        if (this.locked.size() >= this.maxOpen) {
+            // handles with a fixed lease left to run out are never released: their observations end first
+            for (LockHandle open : this.locked.keySet()) {
+                if (!open.isHeld()) {
+                    stopHolding(open, null);
+                }
+            }
+            if (this.locked.size() >= this.maxOpen) {
+                full();
+                return;
+            }
         }
         Observation observation = Observation.createNotStarted(LOCKED, this.registry)
             .parentObservation(acquisition.parent)
@@ -179,7 +196,7 @@ public final class LockObservations implements LockEventListener {
     private void full() {
         if (!this.fullReported) {
             this.fullReported = true;
-            logger.warn(MAX_OPEN + " lock observations are open (locks never released?); further locks are not "
+            logger.warn(this.maxOpen + " lock observations are open (locks never released?); further locks are not "
                     + "observed until some end");
         }
     }
