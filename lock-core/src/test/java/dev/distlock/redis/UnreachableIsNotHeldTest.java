@@ -111,12 +111,10 @@ class UnreachableIsNotHeldTest {
         long failedNanos = System.nanoTime();
 
         for (CompletableFuture<Duration> answer : answers) {
-            Duration answeredAfter = answer.get(30, TimeUnit.SECONDS);
+            answer.get(30, TimeUnit.SECONDS); // Redis unavailable, or the test fails
             assertThat(Duration.ofNanos(System.nanoTime() - failedNanos))
-                .as("answered within the call timeout of the failed release, not after the wait")
+                .as("answered within the call timeout of the failed release")
                 .isLessThan(RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT.plus(SLACK));
-            assertThat(answeredAfter).as("answered within its wait and one lock call")
-                .isLessThan(WAIT.plus(RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT).plus(SLACK));
         }
         restartAndLockAgain(locks);
     }
