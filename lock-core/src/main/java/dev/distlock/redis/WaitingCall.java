@@ -68,7 +68,7 @@ final class WaitingCall {
 
     private boolean subscribed;
 
-    /** Whether the call asked Redis once more as its wait ended behind others. */
+    /** Whether the call asked Redis once more as its wait ended behind others or holding back ({@link #askAtEnd}). */
     private boolean askedAtEnd;
 
     /**
