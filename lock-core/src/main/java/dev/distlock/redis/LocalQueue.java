@@ -43,6 +43,13 @@ final class LocalQueue {
     /** Hand-offs claimed and not yet decided: the lock stays with this service meanwhile. */
     private int handOffsUnderWay; // guarded by this
 
+    /**
+     * Redis did not answer the last lock call on this key (a grant or a release): until it answers one, what the queue
+     * believes (a holder whose release failed, an order of waiters) may be stale, so nobody waits behind it. Every
+     * caller asks Redis, and hears that it is unreachable rather than, after its wait, that the lock is held.
+     */
+    private volatile boolean unreachable;
+
     LocalQueue(String key) {
         this.key = key;
     }
@@ -68,13 +75,20 @@ final class LocalQueue {
         return this.closed;
     }
 
-    /** Whether a newcomer should queue without asking Redis: others wait, a local holder has it, or we yield. */
+    /**
+     * Whether a newcomer should queue without asking Redis: others wait, a local holder has it, or we yield; never
+     * while Redis is {@link #unreachable()}.
+     */
     synchronized boolean busy() {
-        return !this.turns.isEmpty() || this.handOffsUnderWay > 0 || locallyHeld() || yielding();
+        return !this.unreachable
+                && (!this.turns.isEmpty() || this.handOffsUnderWay > 0 || locallyHeld() || yielding());
     }
 
     /** Whether the first waiter should leave Redis alone now, since the lock is this service's or others' turn. */
     synchronized long holdBackNanos() {
+        if (this.unreachable) {
+            return 0;
+        }
         if (yielding()) {
             return this.yieldUntilNanos - System.nanoTime();
         }
@@ -95,6 +109,31 @@ final class LocalQueue {
 
     private boolean yielding() {
         return this.yieldUntilNanos != 0 && this.yieldUntilNanos - System.nanoTime() > 0;
+    }
+
+    /** Whether Redis did not answer the last lock call on this key: every waiter asks Redis, whatever its turn. */
+    boolean unreachable() {
+        return this.unreachable;
+    }
+
+    /** A lock call on this key got no answer from Redis: every waiter is woken to ask Redis itself. */
+    void markUnreachable() {
+        List<QueueTurn> waiting;
+        synchronized (this) {
+            if (this.unreachable) {
+                return;
+            }
+            this.unreachable = true;
+            waiting = new ArrayList<>(this.turns);
+        }
+        waiting.forEach(QueueTurn::wake);
+    }
+
+    /** Redis answered a lock call on this key: the queue's order holds again. */
+    void answered() {
+        if (this.unreachable) {
+            this.unreachable = false;
+        }
     }
 
     synchronized void join(QueueTurn turn) {

@@ -39,6 +39,22 @@ final class LocalQueues {
         exit(queue);
     }
 
+    /** A lock call on {@code key} got no answer from Redis: see {@link LocalQueue#unreachable()}. */
+    void unreachable(String key) {
+        LocalQueue queue = this.queues.get(key);
+        if (queue != null) {
+            queue.markUnreachable();
+        }
+    }
+
+    /** Redis answered a lock call on {@code key}. */
+    void answered(String key) {
+        LocalQueue queue = this.queues.get(key);
+        if (queue != null) {
+            queue.answered();
+        }
+    }
+
     /** The holder's last hold was released (or its release failed) without a hand-off. */
     void released(Hold hold) {
         LocalQueue queue = this.queues.get(hold.key());

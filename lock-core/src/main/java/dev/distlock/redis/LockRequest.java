@@ -13,6 +13,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockException;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.LockUnavailableException;
 import dev.distlock.RestartGraceException;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.redis.lease.Hold;
@@ -59,6 +60,9 @@ abstract class LockRequest {
 
     /** From the last refusal: how long the restart grace holds back new grants, or -1 when it did not. */
     long graceLeftMillis = -1;
+
+    /** From the last refusal by the restart grace: when the grace ends (System.nanoTime). */
+    long graceEndsNanos;
 
     LockRequest(LockEngine engine, String key, LockOptions options, String name, boolean waiting, Object owner) {
         this.engine = engine;
@@ -196,10 +200,18 @@ abstract class LockRequest {
                     LockRequest.this.leaseMillis, LockRequest.this.watchdog, this.reentrant, LockRequest.this.waiting));
         }
 
-        /** The call failed: Redis may have run it, so it is undone (see {@link GrantFailures}). */
+        /**
+         * The call failed: Redis may have run it, so it is undone (see {@link GrantFailures}). When Redis did not
+         * answer, this service's waiters for the key stop waiting behind its local queue
+         * ({@link LocalQueue#unreachable()}).
+         */
         LockException failed(DataAccessException cause) {
             closeReentry();
-            return this.failures.failed(cause);
+            LockException failure = this.failures.failed(cause);
+            if (failure instanceof LockUnavailableException) {
+                LockRequest.this.engine.queues.unreachable(LockRequest.this.key);
+            }
+            return failure;
         }
 
         /**
@@ -211,7 +223,11 @@ abstract class LockRequest {
         @Nullable RedisLockHandle replied(long reply) {
             LockRequest request = LockRequest.this;
             LockEngine engine = request.engine;
+            engine.queues.answered(request.key);
             request.graceLeftMillis = RestartGrace.refused(reply) ? RestartGrace.leftMillis(reply) : -1;
+            if (request.graceLeftMillis >= 0) {
+                request.graceEndsNanos = System.nanoTime() + request.graceLeftMillis * 1_000_000;
+            }
             if (reply <= 0) {
                 request.holderRemainingMillis = (request.graceLeftMillis >= 0) ? request.graceLeftMillis : -reply - 1;
                 closeReentry();

@@ -156,8 +156,11 @@ final class Releases implements RedisLockHandle.Releaser {
     /** Redis could not be asked: reported, and the error to throw. */
     private LockException failed(RedisLockHandle handle, DataAccessException ex) {
         Hold hold = handle.hold;
-        this.queues.released(hold);
         LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
+        if (refused == null) { // what the local queue believes of the lock may be stale: its waiters ask Redis
+            this.queues.unreachable(hold.key());
+        }
+        this.queues.released(hold);
         LockException failure = (refused != null) ? refused
                 : new LockUnavailableException(hold.key(), "Could not release lock " + KeyText.quote(hold.key())
                         + ": Redis did not answer; the lock stays until its lease runs out", ex);

@@ -68,6 +68,9 @@ final class WaitingCall {
 
     private boolean subscribed;
 
+    /** Whether the call asked Redis once more as its wait ended behind others or holding back ({@link #askAtEnd}). */
+    private boolean askedAtEnd;
+
     /**
      * Starts waiting: joins the queue's end, if the call waits in one.
      *
@@ -119,7 +122,15 @@ final class WaitingCall {
                     this.holdBackNanos = 0;
                     return Step.ATTEMPT;
                 }
-                if (!this.queue.isFirst(current)) {
+                boolean first = this.queue.isFirst(current);
+                if (!first && (this.queue.unreachable() || askAtEnd(remaining))) {
+                    // Redis did not answer the last call on this key, or the wait ends behind others: the call asks
+                    // Redis now, out of its turn (an answer puts it back in its turn; a failure ends it)
+                    stepBack();
+                    this.holdBackNanos = 0;
+                    return Step.ATTEMPT;
+                }
+                if (!first) {
                     stepBack();
                     if (remaining <= 0) {
                         return Step.TIMED_OUT;
@@ -142,6 +153,9 @@ final class WaitingCall {
                 continue; // handed the lock, or given back, before the arm: that wake-up is not lost
             }
             this.holdBackNanos = (this.queue != null) ? this.queue.holdBackNanos() : 0;
+            if (this.holdBackNanos > 0 && askAtEnd(remaining)) {
+                this.holdBackNanos = 0; // the wait ends while holding back: Redis has the last word
+            }
             return (this.holdBackNanos <= 0) ? Step.ATTEMPT : pauseOrEnd();
         }
     }
@@ -149,12 +163,24 @@ final class WaitingCall {
     /** After a refused attempt: a pause until the next, or the end of the wait. */
     Step refused() {
         QueueTurn current = this.turn;
-        return (current != null && current.claimed()) ? next() : pauseOrEnd(); // a hand-off came meanwhile
+        if (current != null && current.claimed()) {
+            return next(); // a hand-off came meanwhile
+        }
+        if (this.waiter == null && current != null) {
+            // asked out of its turn (its owner's hold, or Redis unreachable): waits its turn again
+            long remaining = remainingNanos();
+            if (remaining <= 0 || graceOutlastsWait()) {
+                return Step.TIMED_OUT;
+            }
+            this.pauseNanos = Math.min(remaining, TURN_CHECK_NANOS);
+            return Step.BEHIND;
+        }
+        return pauseOrEnd();
     }
 
     private Step pauseOrEnd() {
         long remaining = remainingNanos();
-        if (remaining <= 0) {
+        if (remaining <= 0 || graceOutlastsWait()) {
             return Step.TIMED_OUT;
         }
         long pause = this.pauses.next(this.request.holderRemainingMillis, this.holdBackNanos,
@@ -278,6 +304,28 @@ final class WaitingCall {
         }
         return new QueueTurn(call.freshHold(), call.name, call.leaseMillis, call.leaseNanos, call.watchdog,
                 this.onWake);
+    }
+
+    /**
+     * Whether the wait ends now without an answer of Redis to end it on (the call waited behind others, or held back
+     * for a local holder or a hand-off): it asks Redis once more, so that "held" is Redis's answer and an outage is
+     * reported as such, never the local queue's belief. After an attempt, {@link #refused()} ends the wait itself.
+     */
+    private boolean askAtEnd(long remaining) {
+        if (remaining > 0 || this.askedAtEnd) {
+            return false;
+        }
+        this.askedAtEnd = true;
+        return true;
+    }
+
+    /**
+     * Whether the restart grace that refused the last attempt ends after this wait: the call ends now, refused by
+     * the grace, rather than hold its caller for the whole wait to the same end.
+     */
+    private boolean graceOutlastsWait() {
+        LockRequest call = this.request;
+        return call.graceLeftMillis >= 0 && call.graceEndsNanos - (this.startNanos + this.waitNanos) > 0;
     }
 
     private long remainingNanos() {

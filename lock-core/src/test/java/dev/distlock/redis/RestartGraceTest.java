@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,6 +19,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.RestartGraceException;
+import dev.distlock.reactor.ReactiveLocks;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -26,6 +29,12 @@ import dev.distlock.test.RedisTest;
 class RestartGraceTest {
 
     private static final Duration GRACE = Duration.ofSeconds(3);
+
+    /** A caller's wait, far shorter than a 60 s grace. */
+    private static final Duration WAIT = Duration.ofSeconds(6);
+
+    private static final Consumer<RestartGraceException> AT_LEAST_THE_WAIT = refused -> assertThat(
+            refused.retryAfter()).as("the grace left").isGreaterThan(WAIT);
 
     private RedisNode redis;
 
@@ -80,6 +89,44 @@ class RestartGraceTest {
         assertThatThrownBy(() -> locks.acquire("job", LockOptions.defaults().withWaitTime(Duration.ofMillis(300))))
             .isInstanceOf(RestartGraceException.class)
             .hasMessageContaining("restart grace");
+    }
+
+    /**
+     * Issue 47 point 2: when the grace left outlasts the caller's wait, the call is refused at once, not after
+     * holding its thread (or its future) for the whole wait; a wait that outlasts the grace still waits through it
+     * (above).
+     */
+    @Test
+    void aWaitShorterThanTheGraceLeftIsRefusedAtOnceInEveryStyle() {
+        this.redis.restart();
+        RedisLockService locks = this.clients.service(b -> b.restartGrace(Duration.ofSeconds(60)));
+        LockOptions waiting = LockOptions.defaults().withWaitTime(WAIT);
+        for (LockMode mode : LockMode.values()) {
+            LockOptions options = mode.isSemaphore() ? waiting.withMode(mode).withPermits(2)
+                    : waiting.withMode(mode);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> locks.acquire("job", options)).as(mode.name())
+                .isInstanceOfSatisfying(RestartGraceException.class, AT_LEAST_THE_WAIT);
+            assertAtOnce(start, "blocking " + mode);
+
+            start = System.nanoTime();
+            assertThatThrownBy(() -> locks.async().acquire("job", options).join()).as(mode.name())
+                .isInstanceOf(CompletionException.class)
+                .cause().isInstanceOfSatisfying(RestartGraceException.class, AT_LEAST_THE_WAIT);
+            assertAtOnce(start, "async " + mode);
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> ReactiveLocks.of(locks).acquire("job", waiting).block())
+            .isInstanceOfSatisfying(RestartGraceException.class, AT_LEAST_THE_WAIT);
+        assertAtOnce(start, "reactive");
+        assertThat(this.redis.call("EXISTS", "distlock:{job}:lock")).as("nothing was granted").isEqualTo("0");
+    }
+
+    /** A refusal is one or two round trips; the bound is the documented lock call timeout, far below the wait. */
+    private static void assertAtOnce(long startNanos, String style) {
+        Duration answered = Duration.ofNanos(System.nanoTime() - startNanos);
+        assertThat(answered).as(style + " answered at once, not after its wait")
+            .isLessThan(RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT);
     }
 
     @Test
