@@ -142,8 +142,7 @@ final class LockEngine {
                 (settings.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
-        // A hand-off skips the replica acknowledgement a grant waits for, so there is none with acknowledgements.
-        int maxHandOffs = (this.replicaAcknowledgement != null) ? 0 : settings.maxHandOffs;
+        int maxHandOffs = settings.maxHandOffs; // a hand-off waits for the replica acknowledgements a grant waits for
         this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
                 new HandOffs(this, this.queues, this.holds, this.watchdog, maxHandOffs,
                         settings.maxHandOffTime.toNanos(), settings.listener),
