@@ -109,6 +109,7 @@ final class LockEngine {
         this.watchdogLeaseMillis = Long.toString(settings.watchdogLease.toMillis());
         this.placeRefreshNanos = settings.waiterLease.toNanos() / 3;
         this.replicaAcknowledgement = settings.replicaAcknowledgement;
+        logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
         String clientId = newToken(8);
         ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
         RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();

@@ -11,6 +11,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
@@ -141,6 +146,54 @@ class ReplicaAcknowledgementTest {
         assertThat(this.events).noneSatisfy(event -> assertThat(event).isInstanceOf(LockEvent.HandedOff.class));
         Await.until(Duration.ofSeconds(5), () -> this.master.lockField(lockHash("unacked-hand-off"), "owner") == null,
                 "no grant is left in Redis");
+    }
+
+    /** A master with a replica gets acknowledgements by default, and the startup log says so. */
+    @Test
+    void byDefaultAMasterWithAReplicaIsAcknowledgedAndTheLogSaysSo() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(RedisLockService.class);
+        logger.addAppender(log);
+        RedisLockService byDefault;
+        try {
+            byDefault = this.clients.service(b -> b);
+        }
+        finally {
+            logger.detachAppender(log);
+        }
+        assertThat(log.list).filteredOn(event -> event.getLevel() == Level.INFO)
+            .extracting(ILoggingEvent::getFormattedMessage)
+            .anySatisfy(line -> assertThat(line).contains("wait for 1 replica(s) to acknowledge them")
+                .contains("on by default")
+                .contains("distlock.replica-acknowledgements.replicas=0"));
+        this.replica.pause();
+
+        assertThatThrownBy(() -> byDefault.tryAcquire("by-default")).isInstanceOf(LockUnavailableException.class)
+            .hasMessageContaining("only 0 of the 1 replicas");
+    }
+
+    /** Opted out, a grant no replica acknowledges is granted, and the startup log says what that means. */
+    @Test
+    void optedOutAGrantIsNotAcknowledgedAndTheLogSaysWhatThatMeans() {
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(RedisLockService.class);
+        logger.addAppender(log);
+        RedisLockService optedOut;
+        try {
+            optedOut = this.clients.service(b -> b.replicaAcknowledgements(0, ACKNOWLEDGEMENT_TIMEOUT));
+        }
+        finally {
+            logger.detachAppender(log);
+        }
+        assertThat(log.list).filteredOn(event -> event.getLevel() == Level.INFO)
+            .extracting(ILoggingEvent::getFormattedMessage)
+            .anySatisfy(line -> assertThat(line).contains("not acknowledged by replicas")
+                .contains("a second holder"));
+        this.replica.pause();
+
+        optedOut.tryAcquire("opted-out").orElseThrow().release();
     }
 
     private static String lockHash(String key) {
