@@ -99,8 +99,8 @@ final class ReplicaAcknowledgementDefault {
     }
 
     private static Decision on(ReplicaAcknowledgement acknowledgement, String why) {
-        return new Decision(acknowledgement, "Lock grants, hand-offs and renewals wait for " + acknowledgement.replicas()
-                + " replica(s) to acknowledge them (WAIT, at most " + acknowledgement.timeout().toMillis() + " ms; "
+        return new Decision(acknowledgement, "Lock grants, hand-offs and renewals wait for "
+                + acknowledgement.replicas() + " replica(s) to acknowledge them (WAIT, at most " + acknowledgement.timeout().toMillis() + " ms; "
                 + why + "): a failover to an acknowledging replica keeps every lock a caller was told it holds; a "
                 + "grant not acknowledged in time is undone and fails with LockUnavailableException"
                 + (why.endsWith("by default") ? "; " + OPT_OUT : ""));

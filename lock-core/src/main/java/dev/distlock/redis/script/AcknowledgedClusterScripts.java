@@ -37,7 +37,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * that grant counts as not replicated and is undone.
  *
  * <p>The blocking call waits for both replies; the acknowledgement is kept for the calling thread until
- * {@link #acknowledged()} reads it. A {@code MOVED} reply is followed, as Lettuce does, and the script runs again on the
+ * {@link #acknowledged()} reads it. The non-blocking one ({@link #grantAsync}) chains them with no thread waiting and
+ * completes with both. A {@code MOVED} reply is followed, as Lettuce does, and the script runs again on the
  * master it names; an {@code ASK} reply (a slot being migrated) fails the call.
  */
 public final class AcknowledgedClusterScripts {
@@ -101,8 +102,8 @@ public final class AcknowledgedClusterScripts {
         return grantAsync(cluster, uri.getHost(), uri.getPort(), script, encodedKeys, encodedArgs, 0);
     }
 
-    private CompletableFuture<ScriptCall.Acknowledged> grantAsync(StatefulRedisClusterConnection<byte[], byte[]> cluster,
-            String host, int port, RedisScript<Long> script, byte[][] keys, byte[][] args, int redirects) {
+    private CompletableFuture<ScriptCall.Acknowledged> grantAsync(
+            StatefulRedisClusterConnection<byte[], byte[]> cluster, String host, int port, RedisScript<Long> script, byte[][] keys, byte[][] args, int redirects) {
         return cluster.getConnectionAsync(host, port, ConnectionIntent.WRITE).thenCompose(node -> {
             CompletableFuture<Long> reply = node.async().<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER,
                     keys, args).toCompletableFuture()
