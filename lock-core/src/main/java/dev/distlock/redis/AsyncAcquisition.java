@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +14,7 @@ import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.lease.ReplicaAcknowledgement;
 
 /**
  * One non-blocking call's attempts at one lock, as {@link Acquisition} makes them but with no thread waiting: each
@@ -154,39 +156,55 @@ final class AsyncAcquisition extends LockRequest {
 
     private void send(Hold hold, boolean reentrant) {
         Grant grant = startGrant(hold, reentrant);
-        grant.call().runAsync().whenComplete((reply, failure) -> {
-            try { // whatever fails here completes the call: nothing is lost in a future's callback
-                if (failure != null) {
-                    throw (failure instanceof DataAccessException ex) ? grant.failed(ex) : failure;
-                }
-                RedisLockHandle handle = grant.replied(reply);
-                if (handle == null && reentrant) {
-                    reentryRefused(hold);
-                    send(freshHold(), false);
-                    return;
-                }
-                attempted(handle);
-                if (handle != null) {
-                    settle(handle, null);
-                }
-                else if (this.over) {
-                    leaveAgain(); // withdrawn while this attempt ran: it may have taken a place in Redis again
-                }
-                else if (this.call == null) {
-                    refusedAtFirst();
-                    return;
-                }
-                else {
-                    drain(this.workInProgress.get() == 1); // woken meanwhile: look again rather than pause
-                    return;
-                }
+        ReplicaAcknowledgement acknowledgement = this.engine.replicaAcknowledgement;
+        if (acknowledgement == null) {
+            grant.call().runAsync().whenComplete((reply, failure) -> replied(grant, hold, reentrant,
+                    (reply != null) ? reply : 0, UNKNOWN, failure));
+        }
+        else { // WAIT follows a grant on its own connection before the reply is looked at
+            grant.call().runAcknowledgedAsync(acknowledgement.replicas(), acknowledgement.timeout().toMillis())
+                .whenComplete((acknowledged, failure) -> replied(grant, hold, reentrant,
+                        (acknowledged != null) ? acknowledged.reply() : 0,
+                        (acknowledged != null) ? acknowledged.acknowledged() : UNKNOWN, failure));
+        }
+    }
+
+    /** An attempt's outcome: its reply and the replicas that acknowledged it ({@link #UNKNOWN}: not counted). */
+    private void replied(Grant grant, Hold hold, boolean reentrant, long reply, long acknowledged,
+            @Nullable Throwable failure) {
+        try { // whatever fails here completes the call: nothing is lost in a future's callback
+            if (failure != null) {
+                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+                        ? failure.getCause() : failure;
+                throw (cause instanceof DataAccessException ex) ? grant.failed(ex) : cause;
             }
-            catch (Throwable ex) {
-                attempted(null);
-                settle(null, ex);
+            RedisLockHandle handle = grant.replied(reply, acknowledged);
+            if (handle == null && reentrant) {
+                reentryRefused(hold);
+                send(freshHold(), false);
+                return;
             }
-            drain(false);
-        });
+            attempted(handle);
+            if (handle != null) {
+                settle(handle, null);
+            }
+            else if (this.over) {
+                leaveAgain(); // withdrawn while this attempt ran: it may have taken a place in Redis again
+            }
+            else if (this.call == null) {
+                refusedAtFirst();
+                return;
+            }
+            else {
+                drain(this.workInProgress.get() == 1); // woken meanwhile: look again rather than pause
+                return;
+            }
+        }
+        catch (Throwable ex) {
+            attempted(null);
+            settle(null, ex);
+        }
+        drain(false);
     }
 
     private void attempted(@Nullable RedisLockHandle handle) {

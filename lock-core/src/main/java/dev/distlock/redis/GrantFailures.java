@@ -81,16 +81,24 @@ final class GrantFailures {
                 + "grant was undone, since the lock may already belong to someone else");
     }
 
-    /** Too few replicas confirmed a grant: undone before the caller hears, since a failover could hand it on. */
-    LockUnavailableException notReplicated(String shortfall) {
+    /**
+     * Too few replicas confirmed a grant: undone, since a failover could hand it on; before the caller hears when
+     * {@code undoNow}, else off this thread (a Redis client thread must not wait for Redis).
+     */
+    LockUnavailableException notReplicated(String shortfall, boolean undoNow) {
         LockUnavailableException failure = new LockUnavailableException(this.hold.key(),
                 "Lock " + KeyText.quote(this.hold.key()) + " was granted but " + shortfall
                         + "; the acquisition was undone");
-        try { // Redis answers (WAIT did)
-            undo();
+        if (!undoNow) {
+            undoLater();
         }
-        catch (DataAccessException undoFailure) {
-            failure.addSuppressed(undoFailure);
+        else {
+            try { // Redis answers (WAIT did)
+                undo();
+            }
+            catch (DataAccessException undoFailure) {
+                failure.addSuppressed(undoFailure);
+            }
         }
         LeaseHolder first = this.hold.firstHandle();
         logger.warn(this.engine.holds.logLine(failure, (first != null) ? first.name() : null));

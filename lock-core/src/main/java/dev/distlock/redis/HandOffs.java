@@ -10,6 +10,7 @@ import dev.distlock.LockEventListener;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
+import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockScripts;
 import dev.distlock.redis.script.LockType;
 
@@ -93,6 +94,18 @@ final class HandOffs {
             queue.giveBack(next, true);
             queue.released(hold);
             return LockScripts.FREED;
+        }
+        ReplicaAcknowledgement acknowledgement = this.engine.replicaAcknowledgement;
+        if (acknowledgement != null) { // before the waiter hears: the WAIT on the hand-off's own connection
+            long acknowledged = acknowledgement.await(hold.type().context.scripts());
+            if (acknowledged < acknowledgement.replicas()) {
+                // the releaser's hold ended; the waiter's grant is undone and it waits on with a new owner token
+                queue.giveBack(next, true);
+                new GrantFailures(this.engine, next.hold, holdId, next.watchdog)
+                    .notReplicated(acknowledgement.shortfall(acknowledged), true);
+                queue.released(hold);
+                return LockScripts.FREED;
+            }
         }
         RedisLockHandle granted = new RedisLockHandle(releases, next.hold, holdId, next.name, reply, sentNanos,
                 next.watchdog, next.leaseNanos, true);

@@ -109,6 +109,7 @@ final class LockEngine {
         this.watchdogLeaseMillis = Long.toString(settings.watchdogLease.toMillis());
         this.placeRefreshNanos = settings.waiterLease.toNanos() / 3;
         this.replicaAcknowledgement = settings.replicaAcknowledgement;
+        logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
         String clientId = newToken(8);
         ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
         RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();
@@ -142,8 +143,7 @@ final class LockEngine {
                 (settings.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
-        // A hand-off skips the replica acknowledgement a grant waits for, so there is none with acknowledgements.
-        int maxHandOffs = (this.replicaAcknowledgement != null) ? 0 : settings.maxHandOffs;
+        int maxHandOffs = settings.maxHandOffs; // a hand-off waits for the replica acknowledgements a grant waits for
         this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
                 new HandOffs(this, this.queues, this.holds, this.watchdog, maxHandOffs,
                         settings.maxHandOffTime.toNanos(), settings.listener),

@@ -52,6 +52,9 @@ abstract class LockRequest {
 
     final String leaseMillis;
 
+    /** No replica acknowledgement counted yet: {@link Grant#replied} waits for it, if the service asks for one. */
+    static final long UNKNOWN = Long.MIN_VALUE;
+
     /** The new hold this call would create; its owner token is made once, not per attempt. */
     private @Nullable Hold fresh;
 
@@ -221,6 +224,15 @@ abstract class LockRequest {
          * @throws LeaseExpiredOnArrivalException when a single attempt's reply came after its lease ended
          */
         @Nullable RedisLockHandle replied(long reply) {
+            return replied(reply, UNKNOWN);
+        }
+
+        /**
+         * {@link #replied(long)} with the replica acknowledgements already counted ({@link
+         * ScriptCall#runAcknowledgedAsync}): a grant too few acknowledged is undone off the caller's thread (this may
+         * be a Redis client thread) and fails with {@code LockUnavailableException}.
+         */
+        @Nullable RedisLockHandle replied(long reply, long acknowledgedAlready) {
             LockRequest request = LockRequest.this;
             LockEngine engine = request.engine;
             engine.queues.answered(request.key);
@@ -247,10 +259,12 @@ abstract class LockRequest {
             }
             ReplicaAcknowledgement acknowledgement = engine.replicaAcknowledgement;
             if (acknowledgement != null) {
-                long acknowledged = acknowledgement.await(request.type.context.scripts());
+                boolean counted = acknowledgedAlready != UNKNOWN;
+                long acknowledged = counted ? acknowledgedAlready
+                        : acknowledgement.await(request.type.context.scripts());
                 if (acknowledged < acknowledgement.replicas()) {
                     closeReentry();
-                    throw this.failures.notReplicated(acknowledgement.shortfall(acknowledged));
+                    throw this.failures.notReplicated(acknowledgement.shortfall(acknowledged), !counted);
                 }
             }
             RedisLockHandle handle = new RedisLockHandle(engine.releases, this.hold, this.holdId, request.name, reply,

@@ -91,10 +91,10 @@ public final class RedisLockService extends AbstractLockService implements LockI
         return new Acquisition(this.engine, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
     }
 
-    /** Non-blocking calls need no replica acknowledgements, whose WAIT would block the connection's thread. */
+    /** Non-blocking calls wait for replica acknowledgements too, without blocking: see AsyncAcquisition. */
     @Override
     protected boolean offersAsync() {
-        return this.engine.replicaAcknowledgement == null;
+        return true;
     }
 
     @Override

@@ -43,6 +43,12 @@ public final class RedisLockServiceBuilder {
     /** Default {@link #shardingProxy}. */
     public static final boolean DEFAULT_SHARDING_PROXY = false;
 
+    /** {@link #replicaAcknowledgements}'s default replicas: one where the topology has replicas, else none. */
+    public static final int REPLICAS_BY_TOPOLOGY = -1;
+
+    /** Default timeout of {@link #replicaAcknowledgements}. */
+    public static final Duration DEFAULT_REPLICA_ACKNOWLEDGEMENT_TIMEOUT = Duration.ofMillis(500);
+
     /** Default hand-offs in a row of {@link #handOffLimit}. */
     public static final int DEFAULT_MAX_HAND_OFFS = 16;
 
@@ -59,7 +65,12 @@ public final class RedisLockServiceBuilder {
     Duration restartGrace = DEFAULT_RESTART_GRACE;
     Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     EvictionPolicyCheck evictionPolicyCheck = DEFAULT_EVICTION_POLICY_CHECK;
+    /** Decided in {@link #build()} from {@link #replicas} (see {@link ReplicaAcknowledgementDefault}). */
     @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+    /** The guarantee the decided acknowledgement gives, logged at INFO when the service starts. */
+    String replicaGuarantee = "";
+    private int replicas = REPLICAS_BY_TOPOLOGY;
+    private Duration replicaTimeout = DEFAULT_REPLICA_ACKNOWLEDGEMENT_TIMEOUT;
     private @Nullable WaitStrategy waitStrategy;
     boolean logKeys = DEFAULT_LOG_KEYS;
     int maxKeyLength = LockService.MAX_KEY_LENGTH;
@@ -160,24 +171,31 @@ public final class RedisLockServiceBuilder {
     }
 
     /**
-     * After every grant and every renewal, waits until {@code replicas} replicas acknowledged the write (Redis
-     * {@code WAIT}), at most {@code timeout}. A grant too few replicas confirm is undone and fails with
-     * {@link LockUnavailableException}; a renewal too few confirm is reported as a failed renewal and does not move
-     * the lease deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a
-     * Sentinel or Cluster failover to a replica that acknowledged it, at the price of a replication round trip per
-     * grant and renewal; while it waits, other commands on the shared connection (on a Redis Cluster: to that
-     * master) wait behind it, so keep {@code timeout} short and below the client's command timeout. On a Redis
-     * Cluster {@code replicas} counts the replicas of the lock's own master, and a master demoted while it was
-     * unreachable cannot keep a grant its former replica did not acknowledge. {@code replicas} 0 turns it off (the
-     * default); {@code timeout} is from 1 ms to 1 minute. Needs a Lettuce factory's shared native connection
-     * ({@code shareNativeConnection=true}, the default): {@link #build()} refuses one without.
+     * After every grant, hand-off and renewal, waits until {@code replicas} replicas acknowledged the write (Redis
+     * {@code WAIT} on the grant's own connection), at most {@code timeout}, before the caller, blocking or not, is
+     * told. A grant too few replicas confirm is undone and fails with {@link LockUnavailableException} (a hand-off's
+     * waiter waits on); a renewal too few confirm is reported as a failed renewal and does not move the lease
+     * deadline, so a lock that stays unreplicated is lost at its deadline. This keeps a lock through a Sentinel or
+     * Cluster failover to a replica that acknowledged it, at the price of a replication round trip per grant and
+     * renewal; while it waits, other commands on the shared connection (on a Redis Cluster: to that master) wait
+     * behind it, so keep {@code timeout} short and below the client's command timeout. On a Redis Cluster {@code
+     * replicas} counts the replicas of the lock's own master, and a master demoted while it was unreachable cannot
+     * keep a grant its former replica did not acknowledge. {@code replicas} 0 turns it off; {@link
+     * #REPLICAS_BY_TOPOLOGY} (-1, the default) asks one replica where the topology has replicas to fail over to (a
+     * Sentinel-managed master, a Cluster whose every master has a replica, a master reporting connected replicas
+     * when the service is built), else none. {@code timeout} is from 1 ms to 1 minute;
+     * default 500 ms. Needs a Lettuce factory's shared native connection ({@code shareNativeConnection=true}, the
+     * default): {@link #build()} refuses explicit replicas without it. The service logs at INFO which guarantee it
+     * gives.
      */
     public RedisLockServiceBuilder replicaAcknowledgements(int replicas, Duration timeout) {
-        if (replicas < 0) {
-            throw new IllegalArgumentException("replicas must be zero or positive, but was " + replicas);
+        if (replicas < REPLICAS_BY_TOPOLOGY) {
+            throw new IllegalArgumentException("replicas must be -1 (by topology), 0 (off) or positive, but was "
+                    + replicas);
         }
         ReplicaAcknowledgement.checkTimeout(timeout);
-        this.replicaAcknowledgement = (replicas == 0) ? null : new ReplicaAcknowledgement(replicas, timeout);
+        this.replicas = replicas;
+        this.replicaTimeout = timeout;
         return this;
     }
 
@@ -267,8 +285,9 @@ public final class RedisLockServiceBuilder {
      * fresh lease). After {@code maxHandOffs} hand-offs in a row, or {@code maxTime} since the run began, the lock is
      * freed instead whenever a waiter of another service was refused meanwhile, and this service's waiters hold back
      * for 5 ms so that the other one gets it. {@code maxHandOffs} 0 turns hand-offs off (the queue stays). Default
-     * 16 hand-offs or 10 ms. Read, write and fair locks neither queue locally nor hand off; neither do locks of a
-     * service with {@link #replicaAcknowledgements}.
+     * 16 hand-offs or 10 ms. Read, write and fair locks neither queue locally nor hand off; the hand-offs of a
+     * service with {@link #replicaAcknowledgements} wait for them
+     * before the waiter is told.
      */
     public RedisLockServiceBuilder handOffLimit(int maxHandOffs, Duration maxTime) {
         if (maxHandOffs < 0) {
@@ -304,11 +323,11 @@ public final class RedisLockServiceBuilder {
             throw new IllegalArgumentException("waitStrategy PUBSUB does not work behind a sharding proxy, which "
                     + "passes no pub/sub; use POLLING");
         }
-        if (this.shardingProxy && this.replicaAcknowledgement != null) {
+        if (this.shardingProxy && this.replicas > 0) {
             throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
                     + "which passes no WAIT");
         }
-        if (this.replicaAcknowledgement != null
+        if (this.replicas > 0
                 && this.redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && !lettuce.getShareNativeConnection()) {
             // WAIT counts the writes of its own connection only: on another connection than the grant's it would
@@ -317,6 +336,10 @@ public final class RedisLockServiceBuilder {
                     + "shared native connection (shareNativeConnection=true, the default), so that each WAIT runs on "
                     + "the connection of the grant it confirms; this factory has shareNativeConnection=false");
         }
+        ReplicaAcknowledgementDefault.Decision decision = ReplicaAcknowledgementDefault.decide(this, this.replicas,
+                this.replicaTimeout);
+        this.replicaAcknowledgement = decision.acknowledgement();
+        this.replicaGuarantee = decision.guarantee();
         return new RedisLockService(this);
     }
 

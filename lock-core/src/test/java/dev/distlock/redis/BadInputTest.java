@@ -138,8 +138,8 @@ class BadInputTest {
             .hasMessageContaining("restartGrace must be between 0 and 7 days");
         assertThatThrownBy(() -> builder.handOffLimit(-1, Duration.ofMillis(10)))
             .hasMessageContaining("maxHandOffs must not be negative");
-        assertThatThrownBy(() -> builder.replicaAcknowledgements(-1, Duration.ofMillis(500)))
-            .hasMessageContaining("replicas must be zero or positive, but was -1");
+        assertThatThrownBy(() -> builder.replicaAcknowledgements(-2, Duration.ofMillis(500)))
+            .hasMessageContaining("replicas must be -1 (by topology), 0 (off) or positive, but was -2");
         assertThatThrownBy(() -> builder.replicaAcknowledgements(0, Duration.ZERO))
             .as("the timeout is checked even when no replica is asked for")
             .hasMessageContaining("timeout must be between 1ms and 1 minute");

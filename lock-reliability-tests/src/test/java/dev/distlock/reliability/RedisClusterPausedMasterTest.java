@@ -9,15 +9,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -185,7 +188,8 @@ class RedisClusterPausedMasterTest {
 
     @Test
     void withoutReplicaAcknowledgementsAPausedMasterMayGrantALockAnotherIsGranted() throws Exception {
-        Contention contention = contend(this.cluster.masters().get(0), "unacknowledged-", b -> b);
+        Contention contention = contend(this.cluster.masters().get(0), "unacknowledged-",
+                b -> b.replicaAcknowledgements(0, ACKNOWLEDGEMENT_TIMEOUT), false); // opted out
         LOG.info("Without replica acknowledgements: {} sections, failed calls {}, violations: {}",
                 contention.sections.size(), contention.failures, contention.violations());
         assertThat(contention.sections).isNotEmpty();
@@ -194,7 +198,7 @@ class RedisClusterPausedMasterTest {
     @Test
     void withReplicaAcknowledgementsNoTwoHoldersOverlapWhenAPausedMasterIsFailedOver() throws Exception {
         Contention contention = contend(this.cluster.masters().get(1), "acknowledged-",
-                b -> b.replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT));
+                b -> b.replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT), false);
         LOG.info("With replica acknowledgements: {} sections, failed calls {}, violations: {}",
                 contention.sections.size(), contention.failures, contention.violations());
         assertThat(contention.sections).isNotEmpty();
@@ -202,11 +206,57 @@ class RedisClusterPausedMasterTest {
     }
 
     /**
+     * The default on a Cluster whose masters have replicas: acknowledgements on, for blocking and non-blocking
+     * ({@code async()}) callers alike. Half the workers take the lock through {@code async()}: their grants, too, are
+     * acknowledged on the slot's master before they are told, so no two holders of either style overlap.
+     */
+    @Test
+    void byDefaultNeitherBlockingNorNonBlockingHoldersOverlapWhenAPausedMasterIsFailedOver() throws Exception {
+        Contention contention = contend(this.cluster.masters().get(2), "mixed-", b -> b, true);
+        LOG.info("Default settings, blocking and async workers: {} sections ({} async), failed calls {}, "
+                + "violations: {}", contention.sections.size(),
+                contention.sections.stream().filter(section -> section.client().contains("async")).count(),
+                contention.failures, contention.violations());
+        assertThat(contention.sections).anySatisfy(section -> assertThat(section.client()).contains("async"));
+        assertThat(contention.sections).anySatisfy(section -> assertThat(section.client()).contains("blocking"));
+        assertThat(contention.violations()).isEmpty();
+    }
+
+    /** By default, with one master's replica paused, grants on its slots fail in both styles, and are undone. */
+    @Test
+    void byDefaultGrantsOfBothStylesWaitForTheReplicaOfTheLocksMaster() throws Exception {
+        RedisLockService locks = service(b -> b.replicaAcknowledgements(-1, Duration.ofMillis(300)), REFRESH_PERIOD);
+        RedisNode master = this.cluster.nodes().stream().filter(RedisClusterPausedMasterTest::isMaster).findFirst()
+            .orElseThrow();
+        RedisNode replica = replicaOf(master);
+        String blocking = keyOn(master, "default-blocking-");
+        String async = keyOn(master, "default-async-");
+        replica.pause();
+        try {
+            assertThatThrownBy(() -> locks.acquire(blocking)).isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("only 0 of the 1 replicas");
+            assertThatThrownBy(() -> locks.async().acquire(async, LockOptions.defaults()).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("only 0 of the 1 replicas");
+            assertThat(master.lockField(lockHash(blocking), "owner")).as("undone").isNull();
+            Await.until(Duration.ofSeconds(5), () -> master.lockField(lockHash(async), "owner") == null,
+                    "the async grant is undone");
+        }
+        finally {
+            replica.resume();
+        }
+        Replication.awaitCaughtUp(master, List.of(replica), FAILOVER);
+        locks.async().acquire(async, LockOptions.defaults()).get(10, TimeUnit.SECONDS).release();
+    }
+
+    /**
      * Two services, two threads each, take one lock on {@code master}'s slot over and over with fenced writes while
      * the slot's current master is paused past its failover {@link #FAILOVERS} times.
      */
-    private Contention contend(RedisNode master, String prefix, UnaryOperator<RedisLockServiceBuilder> settings)
-            throws Exception {
+    private Contention contend(RedisNode master, String prefix, UnaryOperator<RedisLockServiceBuilder> settings,
+            boolean mixed) throws Exception {
         String key = keyOn(master, prefix);
         int slot = ClusterTopology.slotOf(lockHash(key));
         Contention contention = new Contention(new FencedResource(
@@ -219,12 +269,14 @@ class RedisClusterPausedMasterTest {
         try {
             for (int s = 0; s < services.size(); s++) {
                 for (int t = 0; t < 2; t++) {
-                    String name = "service" + s + "-thread" + t;
+                    boolean async = mixed && t == 1;
+                    String name = "service" + s + "-thread" + t + (async ? "-async" : "-blocking");
                     RedisLockService locks = services.get(s);
                     LockOptions options = LockOptions.defaults().withWaitTime(Duration.ofSeconds(2));
                     LockOptions leased = (t == 0) ? options.withLeaseTime(FIXED_LEASE) : options;
                     boolean polling = (s == 1);
-                    workers.add(threads.submit(() -> contention.work(name, locks, key, leased, polling, stop)));
+                    workers.add(threads.submit(() -> contention.work(name, locks, key, leased, polling, async,
+                            stop)));
                 }
             }
             Await.until(Duration.ofSeconds(20), () -> contention.sections.size() >= 4, "the workers hold the lock");
@@ -292,11 +344,18 @@ class RedisClusterPausedMasterTest {
          * {@link #SECTION}, releases it; until {@code stop}.
          */
         Void work(String name, RedisLockService locks, String key, LockOptions options, boolean polling,
-                AtomicBoolean stop) throws InterruptedException {
+                boolean async, AtomicBoolean stop) throws InterruptedException {
             while (!stop.get()) {
                 LockHandle lock;
                 try {
-                    if (polling) {
+                    if (async) {
+                        lock = acquireAsync(locks, key, options, polling);
+                        if (lock == null) {
+                            Thread.sleep(20);
+                            continue;
+                        }
+                    }
+                    else if (polling) {
                         lock = locks.tryAcquire(key, options).orElse(null);
                         if (lock == null) {
                             Thread.sleep(20);
@@ -319,13 +378,45 @@ class RedisClusterPausedMasterTest {
                 this.sections.add(new Section(name, lock.ownerToken(), lock.fencingToken(), start, System.nanoTime(),
                         lock.isHeld()));
                 try {
-                    lock.release();
+                    if (async) {
+                        lock.releaseAsync().get(30, TimeUnit.SECONDS);
+                    }
+                    else {
+                        lock.release();
+                    }
                 }
                 catch (LockException ex) {
                     failed("release", ex); // a lost lease or a master that did not answer: reported
                 }
+                catch (ExecutionException ex) {
+                    failed("release", (LockException) ex.getCause());
+                }
+                catch (TimeoutException ex) {
+                    throw new IllegalStateException("a non-blocking release never completed", ex);
+                }
             }
             return null;
+        }
+
+        /**
+         * The lock through {@code async()} (its future awaited here, the grant itself non-blocking): null when
+         * {@code polling} and it is held; a future that never completes fails the test.
+         */
+        private static @Nullable LockHandle acquireAsync(RedisLockService locks, String key, LockOptions options,
+                boolean polling) throws InterruptedException {
+            try {
+                return polling ? locks.async().tryAcquire(key, options).get(30, TimeUnit.SECONDS).orElse(null)
+                        : locks.async().acquire(key, options).get(30, TimeUnit.SECONDS);
+            }
+            catch (ExecutionException ex) {
+                if (ex.getCause() instanceof LockException failure) {
+                    throw failure;
+                }
+                throw new IllegalStateException(ex.getCause());
+            }
+            catch (TimeoutException ex) {
+                throw new IllegalStateException("a non-blocking acquisition never completed", ex);
+            }
         }
 
         private void failed(String call, LockException ex) {

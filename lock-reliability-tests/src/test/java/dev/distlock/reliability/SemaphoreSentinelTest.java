@@ -53,7 +53,7 @@ class SemaphoreSentinelTest {
     private RedisLockService service(SentinelTopology topology, Duration lease, boolean acknowledged) {
         return this.clients.service(this.clients.template(topology, Duration.ofSeconds(1)),
                 b -> acknowledged ? b.watchdogLease(lease).replicaAcknowledgements(1, Duration.ofMillis(500))
-                        : b.watchdogLease(lease));
+                        : b.watchdogLease(lease).replicaAcknowledgements(0, Duration.ofMillis(500))); // opted out
     }
 
     @Test

@@ -44,7 +44,7 @@ class SentinelFailoverTest {
     private RedisLockService service(SentinelTopology topology, boolean acknowledged) {
         return this.clients.service(this.clients.template(topology, Duration.ofSeconds(1)),
                 b -> acknowledged ? b.watchdogLease(LEASE).replicaAcknowledgements(1, Duration.ofMillis(500))
-                        : b.watchdogLease(LEASE));
+                        : b.watchdogLease(LEASE).replicaAcknowledgements(0, Duration.ofMillis(500))); // opted out
     }
 
     @Test

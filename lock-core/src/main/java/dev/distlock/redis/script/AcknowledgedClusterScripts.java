@@ -2,6 +2,8 @@ package dev.distlock.redis.script;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
@@ -35,7 +37,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * that grant counts as not replicated and is undone.
  *
  * <p>The blocking call waits for both replies; the acknowledgement is kept for the calling thread until
- * {@link #acknowledged()} reads it. A {@code MOVED} reply is followed, as Lettuce does, and the script runs again on the
+ * {@link #acknowledged()} reads it. The non-blocking one ({@link #grantAsync}) chains them with no thread waiting and
+ * completes with both. A {@code MOVED} reply is followed, as Lettuce does, and the script runs again on the
  * master it names; an {@code ASK} reply (a slot being migrated) fails the call.
  */
 public final class AcknowledgedClusterScripts {
@@ -77,6 +80,74 @@ public final class AcknowledgedClusterScripts {
         return reply;
     }
 
+    /**
+     * {@link #grant} without blocking: the script on its slot's master's connection, then, when it granted, {@code
+     * WAIT} on that connection; the future completes on a Redis client thread. A failure is Lettuce's or Spring's,
+     * untranslated ({@link LockScripts} translates it).
+     */
+    CompletableFuture<ScriptCall.Acknowledged> grantAsync(RedisScript<Long> script, List<String> keys,
+            Object[] args) {
+        byte[][] encodedKeys = AsyncScriptRunner.encode(keys.toArray());
+        byte[][] encodedArgs = AsyncScriptRunner.encode(args);
+        StatefulRedisClusterConnection<byte[], byte[]> cluster;
+        RedisURI uri;
+        try {
+            cluster = this.redis.execute((RedisCallback<StatefulRedisClusterConnection<byte[], byte[]>>)
+                    AcknowledgedClusterScripts::cluster); // the factory's shared one, which stays open
+            uri = masterOf(cluster, encodedKeys[0], keys.get(0)).getUri();
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+        return grantAsync(cluster, uri.getHost(), uri.getPort(), script, encodedKeys, encodedArgs, 0);
+    }
+
+    private CompletableFuture<ScriptCall.Acknowledged> grantAsync(
+            StatefulRedisClusterConnection<byte[], byte[]> cluster, String host, int port, RedisScript<Long> script, byte[][] keys, byte[][] args, int redirects) {
+        return cluster.getConnectionAsync(host, port, ConnectionIntent.WRITE).thenCompose(node -> {
+            CompletableFuture<Long> reply = node.async().<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER,
+                    keys, args).toCompletableFuture()
+                .exceptionallyCompose(failure -> (unwrap(failure) instanceof RedisNoScriptException)
+                        ? node.async().<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, keys, args)
+                            .toCompletableFuture()
+                        : CompletableFuture.failedFuture(unwrap(failure)));
+            return reply.handle((granted, failure) -> {
+                if (failure != null) {
+                    String movedTo = (unwrap(failure) instanceof RedisCommandExecutionException ex) ? movedTo(ex)
+                            : null;
+                    if (movedTo == null || redirects >= MOST_REDIRECTS) {
+                        return CompletableFuture.<ScriptCall.Acknowledged>failedFuture(unwrap(failure));
+                    }
+                    int colon = movedTo.lastIndexOf(':');
+                    return grantAsync(cluster, movedTo.substring(0, colon),
+                            Integer.parseInt(movedTo.substring(colon + 1)), script, keys, args, redirects + 1);
+                }
+                if (granted == null || granted <= 0) {
+                    return CompletableFuture.completedFuture(new ScriptCall.Acknowledged(
+                            (granted != null) ? granted : 0, 0));
+                }
+                return AsyncScriptRunner.waitForReplicas(node.async(), this.replicas, this.timeoutMillis)
+                    .thenApply(acknowledged -> new ScriptCall.Acknowledged(granted, acknowledged));
+            }).thenCompose(next -> next);
+        });
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+    }
+
+    /** The master of the key's slot in the client's view of the cluster. */
+    private static RedisClusterNode masterOf(StatefulRedisClusterConnection<byte[], byte[]> cluster, byte[] key,
+            String keyText) {
+        int slot = SlotHash.getSlot(key);
+        RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
+        if (master == null) {
+            throw new ClusterStateFailureException("No master serves slot " + slot + " of lock key " + keyText
+                    + " in the client's view of the cluster");
+        }
+        return master;
+    }
+
     /** Runs a renewal script on its slot's master, then {@code WAIT} there. */
     List<?> renew(RedisScript<?> script, List<String> keys, Object[] args) {
         List<?> replies = run(script, ScriptOutputType.MULTI, keys, args, false);
@@ -106,13 +177,7 @@ public final class AcknowledgedClusterScripts {
         return this.redis.execute((RedisCallback<T>) connection -> {
             StatefulRedisClusterConnection<byte[], byte[]> cluster = cluster(connection);
             try {
-                int slot = SlotHash.getSlot(encodedKeys[0]);
-                RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
-                if (master == null) {
-                    throw new ClusterStateFailureException("No master serves slot " + slot + " of lock key "
-                            + keys.get(0) + " in the client's view of the cluster");
-                }
-                RedisURI uri = master.getUri();
+                RedisURI uri = masterOf(cluster, encodedKeys[0], keys.get(0)).getUri();
                 String host = uri.getHost();
                 int port = uri.getPort();
                 for (int redirects = 0;; redirects++) {

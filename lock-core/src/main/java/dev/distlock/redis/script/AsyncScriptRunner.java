@@ -19,6 +19,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -112,6 +113,44 @@ final class AsyncScriptRunner {
     }
 
     /**
+     * Sends a grant script and, when it granted ({@code > 0}), {@code WAIT replicas timeout} on the very connection
+     * that ran it, once its reply is in: {@code WAIT} counts the writes of its own connection only. The future
+     * completes, on a Redis client thread, with the reply and the number of replicas that acknowledged (-1 when
+     * {@code WAIT} failed or did not answer, 0 for a refused grant); a failure of the script as {@link #run} reports
+     * it. Needs the factory's shared connection (the builder refuses acknowledgements without).
+     */
+    CompletableFuture<ScriptCall.Acknowledged> runAcknowledged(RedisScript<Long> script, List<String> keys,
+            Object[] args, int replicas, long timeoutMillis) {
+        if (!this.shared) {
+            return CompletableFuture.failedFuture(new IllegalStateException("Replica acknowledgements need the "
+                    + "Lettuce connection factory's shared native connection"));
+        }
+        CompletableFuture<Long> reply = new CompletableFuture<>();
+        RedisScriptingAsyncCommands<byte[], byte[]> target;
+        try {
+            target = send(script, keys, args, reply, true);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(reported(ex));
+        }
+        return reply.thenCompose(granted -> (granted <= 0)
+                ? CompletableFuture.completedFuture(new ScriptCall.Acknowledged(granted, 0))
+                : waitForReplicas(target, replicas, timeoutMillis)
+                    .thenApply(acknowledged -> new ScriptCall.Acknowledged(granted, acknowledged)));
+    }
+
+    /** {@code WAIT} on {@code target}: -1 when it failed or did not answer within its timeout and a second. */
+    static CompletableFuture<Long> waitForReplicas(Object target, int replicas, long timeoutMillis) {
+        if (!(target instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+        // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
+        return commands.waitForReplication(replicas, timeoutMillis).toCompletableFuture()
+            .orTimeout(timeoutMillis + 1000, TimeUnit.MILLISECONDS)
+            .handle((acknowledged, failure) -> (failure != null || acknowledged == null) ? -1L : acknowledged);
+    }
+
+    /**
      * Runs a script and waits for its reply as the template's blocking call waits: at most the client's command
      * timeout (or the shorter lock call timeout), the command left to Lettuce's own timeout after that; a failure
      * translated on the calling thread (and told to the listener) into the exception the template would throw; an
@@ -143,6 +182,11 @@ final class AsyncScriptRunner {
         }
     }
 
+    /** A failure translated as the template translates it and told to the listener (see {@link #reported}). */
+    Throwable failure(Throwable failure) {
+        return reported(unwrap(failure));
+    }
+
     /** A blocking call's failure, translated and told; an error is thrown as it is. */
     private RuntimeException failed(Throwable failure) {
         Throwable translated = reported(failure);
@@ -160,8 +204,8 @@ final class AsyncScriptRunner {
      * EVAL follows: the caller treats the outcome as unknown and has already sent what undoes or retries it, which
      * the script loaded and run after it would overtake.
      */
-    private void send(RedisScript<Long> script, List<String> keys, Object[] args, CompletableFuture<Long> reply,
-            boolean translate) {
+    private RedisScriptingAsyncCommands<byte[], byte[]> send(RedisScript<Long> script, List<String> keys,
+            Object[] args, CompletableFuture<Long> reply, boolean translate) {
         RedisConnection connection = null;
         Shared kept = this.sharedCommands;
         RedisScriptingAsyncCommands<byte[], byte[]> commands;
@@ -189,7 +233,7 @@ final class AsyncScriptRunner {
         if (this.sent.add(script.getSha1())) {
             bounded(target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
                 .whenComplete((loaded, failure) -> finish(reply, dedicated, loaded, failure, translate));
-            return;
+            return target;
         }
         bounded(target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
             .whenComplete((value, failure) -> {
@@ -203,6 +247,7 @@ final class AsyncScriptRunner {
                     finish(reply, dedicated, value, failure, translate);
                 }
             });
+        return target;
     }
 
     /**

@@ -230,6 +230,9 @@ public final class LockScripts {
      */
     ScriptCall handOff(String lockHash, String freedMark, String ownerToken, LockType.Release release,
             String newOwnerToken, LockType.Grant grant, boolean lastOfRun, boolean singleHold, String retentionMillis) {
+        if (this.acknowledged != null) {
+            this.grantScripts.add(HAND_OFF.script()); // a grant to the waiter: WAIT on its master after it
+        }
         return call(HAND_OFF.script(), List.of(lockHash, freedMark), HAND_OFF.newArguments()
             .set(OWNER_TOKEN, ownerToken)
             .set(HOLD_ID, release.holdId())
@@ -277,6 +280,27 @@ public final class LockScripts {
         ScriptCopies.Copy<Long> copy = copyFor(script, args);
         return (copy != null) ? this.async.run(this.aclGuard.select(copy.script()), keys, copy.arguments(args))
                 : this.async.run(this.aclGuard.select(script), keys, args);
+    }
+
+    /** Sends a grant script and WAITs on its connection; see {@link ScriptCall#runAcknowledgedAsync}. */
+    CompletableFuture<ScriptCall.Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
+            Object[] args, int replicas, long timeoutMillis) {
+        ScriptCopies.Copy<Long> copy = copyFor(script, args);
+        RedisScript<Long> sent = this.aclGuard.select((copy != null) ? copy.script() : script);
+        Object[] sentArgs = (copy != null) ? copy.arguments(args) : args;
+        if (this.acknowledged == null) {
+            return this.async.runAcknowledged(sent, keys, sentArgs, replicas, timeoutMillis); // tells the guard
+        }
+        CompletableFuture<ScriptCall.Acknowledged> reply = new CompletableFuture<>();
+        this.acknowledged.grantAsync(sent, keys, sentArgs).whenComplete((acknowledged, failure) -> {
+            if (failure != null) {
+                reply.completeExceptionally(this.async.failure(failure));
+            }
+            else {
+                reply.complete(acknowledged);
+            }
+        });
+        return reply;
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {

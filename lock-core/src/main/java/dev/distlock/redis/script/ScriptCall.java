@@ -30,6 +30,26 @@ public record ScriptCall(LockScripts scripts, RedisScript<Long> script, List<Str
     }
 
     /**
+     * Sends a grant script without waiting and, when it granted, {@code WAIT} for {@code replicas} replicas on the
+     * connection that ran it (on a Redis Cluster: that of the slot's master), before the future completes on a Redis
+     * client thread (do not block there) with the reply and the acknowledgements, or the {@code DataAccessException}
+     * the blocking call would throw.
+     */
+    public CompletableFuture<Acknowledged> runAcknowledgedAsync(int replicas, long timeoutMillis) {
+        return this.scripts.runAcknowledgedAsync(this.script, this.keys, this.args, replicas, timeoutMillis);
+    }
+
+    /**
+     * A grant's reply and how many replicas acknowledged it.
+     *
+     * @param reply the script's reply
+     * @param acknowledged replicas that acknowledged a grant ({@code reply > 0}); -1 when {@code WAIT} failed or did
+     * not answer; 0 for a refusal
+     */
+    public record Acknowledged(long reply, long acknowledged) {
+    }
+
+    /**
      * This call as Redis receives it: the copy of the script with the call's few-valued arguments written in and the
      * arguments the copy still takes (see {@link ScriptArgument}), or this call when it goes as the script itself. It
      * runs alike; for tools that measure or vary the text Redis runs.

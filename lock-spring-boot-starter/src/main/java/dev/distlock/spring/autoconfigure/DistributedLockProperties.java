@@ -246,9 +246,7 @@ public class DistributedLockProperties implements Validator {
         }
     }
 
-    /**
-     * Waiting for replicas after every grant and renewal (Redis WAIT), so that a lock survives a Sentinel failover.
-     */
+    /** Settings of the single-Redis lock service. */
     public static class Redis {
 
         /** How long a lock call waits for Redis before it fails (503), if shorter than the client's; not for quorum. */
@@ -263,13 +261,21 @@ public class DistributedLockProperties implements Validator {
         }
     }
 
+    /**
+     * Waiting for replicas after every grant, hand-off and renewal (Redis WAIT), so that a lock survives a Sentinel or
+     * Cluster failover.
+     */
     public static class ReplicaAcknowledgements {
 
-        /** Replicas that must acknowledge each grant and renewal; 0 (the default) waits for none. */
-        private int replicas;
+        /**
+         * Replicas that must acknowledge each grant, hand-off and renewal; -1 (the default): one where the topology
+         * has replicas (Sentinel, a Cluster whose masters have replicas, a master with connected replicas), else
+         * none; 0 opts out.
+         */
+        private int replicas = RedisLockServiceBuilder.REPLICAS_BY_TOPOLOGY;
 
         /** How long to wait for them, 1ms to 1 minute; keep it short and below the client's command timeout. */
-        private Duration timeout = Duration.ofMillis(500);
+        private Duration timeout = RedisLockServiceBuilder.DEFAULT_REPLICA_ACKNOWLEDGEMENT_TIMEOUT;
 
         public int getReplicas() {
             return this.replicas;

@@ -192,7 +192,7 @@ class DistributedLockAutoConfigurationTest {
             distlock.max-key-length=0          | distlock.max-key-length must be between 1 and 1024, but was 0
             distlock.max-key-length=2048       | distlock.max-key-length must be between 1 and 1024, but was 2048
             distlock.on-not-acquired=call_handler | distlock.on-not-acquired
-            distlock.replica-acknowledgements.replicas=-1 | distlock.replica-acknowledgements.replicas must be zero or positive
+            distlock.replica-acknowledgements.replicas=-2 | distlock.replica-acknowledgements.replicas must be -1 (by topology), 0 (off) or positive
             distlock.replica-acknowledgements.timeout=0   | distlock.replica-acknowledgements.timeout must be between 1ms
             distlock.hand-off.limit=-1         | distlock.hand-off.limit must not be negative
             distlock.hand-off.max-time=0s      | distlock.hand-off.max-time must be positive

@@ -50,7 +50,7 @@ class PropertyDefaultsTest {
             Map.entry("distlock.aspect.order", "the @DistributedLock advisor's"),
             Map.entry("distlock.verify-access-on-startup", "a startup check of the starter"),
             Map.entry("distlock.replica-acknowledgements.replicas",
-                    "one builder call takes replicas and timeout; off (0) unless called"),
+                    "one builder call takes replicas and timeout; by topology (-1) unless called"),
             Map.entry("distlock.replica-acknowledgements.timeout",
                     "one builder call takes replicas and timeout; bounds checked by the builder"),
             Map.entry("distlock.quorum.nodes", "the masters the builder is made from"),
