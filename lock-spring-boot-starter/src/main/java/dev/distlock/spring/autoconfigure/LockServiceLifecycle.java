@@ -32,6 +32,16 @@ final class LockServiceLifecycle implements SmartLifecycle {
     static final String SSL_PROPERTY = "spring.data.redis.ssl.bundle (with a RedisConnectionFactory bean of your own, "
             + "its SSL options)";
 
+    /**
+     * Lettuce's words when a connection closed during its handshake. Redis closes none for refused credentials, but
+     * Lettuce closes the connection itself when its handshake is refused, and its own report of the close can win the
+     * race with Redis's answer (WRONGPASS, NOAUTH), which is then lost: such a check is tried again, up to
+     * {@link #HANDSHAKE_TRIES} times, rather than taken for an unreachable Redis.
+     */
+    private static final String CLOSED_EARLY = "Connection closed prematurely";
+
+    private static final int HANDSHAKE_TRIES = 3;
+
     private volatile boolean running;
 
     /** Manages the context's {@link RedisLockService}, if it has exactly one. */
@@ -52,23 +62,32 @@ final class LockServiceLifecycle implements SmartLifecycle {
     public void start() {
         RedisLockService lockService = this.lockServices.getIfUnique();
         if (lockService != null && this.verifyAccess) {
-            try {
-                lockService.verifyAccess();
-            }
-            catch (LockUnavailableException ex) {
-                String refusal = RedisCredentialsException.refusal(ex);
-                if (refusal != null) {
-                    throw new RedisCredentialsException(refusal, CREDENTIAL_PROPERTIES, ex);
-                }
-                String tlsFailure = RedisTlsException.tlsFailure(ex);
-                if (tlsFailure != null) {
-                    throw new RedisTlsException(tlsFailure, SSL_PROPERTY, ex);
-                }
-                logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
-                        + "as unavailable until it answers: " + causes(ex));
-            }
+            verify(lockService, HANDSHAKE_TRIES);
         }
         this.running = true;
+    }
+
+    private static void verify(RedisLockService lockService, int tries) {
+        try {
+            lockService.verifyAccess();
+        }
+        catch (LockUnavailableException ex) {
+            String refusal = RedisCredentialsException.refusal(ex);
+            if (refusal != null) {
+                throw new RedisCredentialsException(refusal, CREDENTIAL_PROPERTIES, ex);
+            }
+            String tlsFailure = RedisTlsException.tlsFailure(ex);
+            if (tlsFailure != null) {
+                throw new RedisTlsException(tlsFailure, SSL_PROPERTY, ex);
+            }
+            if (tries > 1 && Causes.find(ex, (cause) -> String.valueOf(cause.getMessage()).contains(CLOSED_EARLY))
+                    != null) {
+                verify(lockService, tries - 1); // perhaps refused at the handshake: ask again for Redis's words
+                return;
+            }
+            logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
+                    + "as unavailable until it answers: " + causes(ex));
+        }
     }
 
     /** The failure's message and its causes' ("a <- b <- c"): what Redis or the client said may lie deep. */
