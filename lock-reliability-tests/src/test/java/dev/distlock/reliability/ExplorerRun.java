@@ -227,9 +227,11 @@ final class ExplorerRun {
     }
 
     /**
-     * Whether a {@link ExplorerSettings#LEASE_DELETE} fault deleted {@code key} between these times: a release retried
-     * then may have lost the evidence of its own first try (the lock's key, and the freed mark a later release
-     * overwrote), and reports its lease lost, the only safe answer it has.
+     * Whether a {@link ExplorerSettings#LEASE_DELETE} fault deleted {@code key} between these times (the last one is
+     * kept per key, enough for a span that ends now): the fault deletes the key whoever holds it by then, so a holder
+     * of the key in that span may have lost its lease for real, and a release retried then may have lost the evidence
+     * of its own first try (the lock's key, and the freed mark a later release overwrote); either reports its lease
+     * lost, the only right answer it has.
      */
     boolean leaseDeletedBetween(String key, long fromNanos, long toNanos) {
         Long deleted = this.leaseDeletes.get(key);

@@ -467,7 +467,7 @@ final class ExplorerWorker implements Runnable {
                 sleep(this.random.nextInt(90));
             }
             this.run.track(released, 5 * COMMAND_MILLIS, "releaseAsync of write lock of " + owner);
-            checks.add(() -> finishRelease(writeHolding, released, releaseStart, deadlineLeft, writeGranted, 0,
+            checks.add(() -> finishRelease(writeHolding, List.of(writeHolding), released, releaseStart, deadlineLeft, writeGranted, 0,
                     "releaseAsync"));
         }
         for (Runnable check : checks) {
@@ -519,7 +519,7 @@ final class ExplorerWorker implements Runnable {
             long releaseStart = System.nanoTime();
             CompletableFuture<Void> released = readLock.releaseAsync();
             this.run.track(released, 5 * COMMAND_MILLIS, "releaseAsync of read lock of " + owner);
-            checks.add(() -> finishRelease(readHolding, released, releaseStart, deadlineLeft, readGranted, 0,
+            checks.add(() -> finishRelease(readHolding, List.of(readHolding), released, releaseStart, deadlineLeft, readGranted, 0,
                     "releaseAsync"));
             if (attached) {
                 sleep(this.random.nextInt(90)); // the next read is sent a little after the release
@@ -693,12 +693,17 @@ final class ExplorerWorker implements Runnable {
         }
         this.run.track(released, 5 * COMMAND_MILLIS, kinds[how] + " of " + target);
         for (Holding holding : holdings) {
-            finishRelease(holding, released, start, deadlineLeft, granted, delay,
+            finishRelease(holding, holdings, released, start, deadlineLeft, granted, delay,
                     kinds[how] + (how == 2 ? "(" + delay + " ms)" : ""));
         }
     }
 
-    private void finishRelease(Holding holding, CompletableFuture<Void> released, long start, long deadlineLeft,
+    /**
+     * Checks one holding's release; {@code together} are the holdings one handle released at once (the keys of an
+     * {@code acquireAll}), whose failure may name any of their keys.
+     */
+    private void finishRelease(Holding holding, List<Holding> together, CompletableFuture<Void> released, long start,
+            long deadlineLeft,
             long granted, long delayMillis, String how) {
         Throwable failure = null;
         try {
@@ -730,8 +735,13 @@ final class ExplorerWorker implements Runnable {
                     + holding.lock.fencingToken() + ") completed as a clean release although its lease had been "
                     + "deleted before it was sent: a silent loss");
         }
+        // A lease-delete fault deletes the key whoever holds it by then: a holding of any key released with this one
+        // whose lease it deleted from (one command timeout before) its grant to the end of its release lost its lease
+        // for real, and is right to hear it; the fault's own target (leaseDeleted) too.
+        boolean deletedWhileHeld = together.stream()
+            .anyMatch(other -> this.run.leaseDeletedBetween(other.target.key, granted - COMMAND_NANOS, end));
         if (failure instanceof LeaseLostException && holding.lostAt == 0 && deadlineLeft > tookMillis + 300
-                && !holding.leaseDeleted && !this.run.leaseDeletedBetween(holding.target.key, start, end)) {
+                && !holding.leaseDeleted && !deletedWhileHeld) {
             this.journal.violation(how + " of " + holding.target + " by " + holding.owner + " (token "
                     + holding.lock.fencingToken() + ") reported a lost lease although the lease had " + deadlineLeft
                     + " ms left and the release took " + tookMillis + " ms: " + describe(failure));

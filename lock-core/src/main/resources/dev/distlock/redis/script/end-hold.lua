@@ -23,10 +23,11 @@ local function notOwnerReply(state, ownerToken, token, mark, holdId)
 end
 -- keepLongestLease: after one of several holds of hash ended (watchdogHold: the watchdog renewed it), when no open
 -- hold is renewed the hash keeps the longest lease its open holds asked for, and no more. watchedField: the field that
--- counts the renewed holds (see add-hold.lua); dropAtZero: a lock hash's, deleted when it reaches 0. Returns that lease
--- end (Redis ms), or 0 when the expiry was left as it is. (A lock hash's owner-token field holds a count, never a
--- lease end: were a token all digits, it could only raise the longest lease to a time in 1970.)
-local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero)
+-- counts the renewed holds (see add-hold.lua); dropAtZero: a lock hash's, deleted when it reaches 0; keepHash: the
+-- hash's expiry is not the lease (a reader's, whose lease is its score: see read-release.lua), left as it is. Returns
+-- that lease end (Redis ms), or 0 when the expiry was left as it is. (A lock hash's owner-token field holds a count,
+-- never a lease end: were a token all digits, it could only raise the longest lease to a time in 1970.)
+local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero, keepHash)
   local watched
   if watchdogHold then
     watched = redis.call('HINCRBY', hash, watchedField, '-1')
@@ -45,7 +46,7 @@ local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero)
       leaseEnd = math.max(leaseEnd, tonumber(fields[i + 1]) or 0)
     end
   end
-  if leaseEnd > 0 then
+  if leaseEnd > 0 and not keepHash then
     redis.call('PEXPIREAT', hash, leaseEnd)
   end
   return leaseEnd
