@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -117,7 +116,7 @@ class OutageWebTest {
 
     private static CompletableFuture<HttpResponse<String>> send(ConfigurableApplicationContext context,
             String path) {
-        int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+        int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
         return http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(20))
             .build(), BodyHandlers.ofString());
