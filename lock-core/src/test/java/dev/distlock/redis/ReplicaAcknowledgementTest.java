@@ -69,6 +69,11 @@ class ReplicaAcknowledgementTest {
 
     @BeforeEach
     void setUp() {
+        // the replica is connected and acknowledging (a previous test may have paused it, and a resumed replica can
+        // take a moment to reconnect, longer on Valkey): WAIT on a connection that wrote nothing counts the replicas
+        // that are there to acknowledge
+        Await.until(Duration.ofSeconds(20), () -> Long.parseLong(this.master.call("WAIT", "1", "100")) >= 1,
+                "the replica acknowledges the master");
         this.clients = new RedisClients(this.master);
         this.events.clear();
         this.locks = this.clients.service(b -> b.replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT)
