@@ -1,5 +1,7 @@
 package dev.distlock.spring.autoconfigure;
 
+import java.util.List;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,14 +35,16 @@ final class LockServiceLifecycle implements SmartLifecycle {
             + "its SSL options)";
 
     /**
-     * Lettuce's words when a connection closed during its handshake. Redis closes none for refused credentials, but
-     * Lettuce closes the connection itself when its handshake is refused, and its own report of the close can win the
-     * race with Redis's answer (WRONGPASS, NOAUTH), which is then lost: such a check is tried again, up to
-     * {@link #HANDSHAKE_TRIES} times, rather than taken for an unreachable Redis.
+     * Lettuce's words when a connection closed during its handshake ("closed prematurely", or its handshake handler
+     * already gone from the closed channel's pipeline when the connect completes). Redis closes none for refused
+     * credentials, but Lettuce closes the connection itself when its handshake is refused, and its own report of the
+     * close can win the race with Redis's answer (WRONGPASS, NOAUTH), which is then lost: such a check is tried again,
+     * up to {@link #HANDSHAKE_TRIES} times, rather than taken for an unreachable Redis.
      */
-    private static final String CLOSED_EARLY = "Connection closed prematurely";
+    private static final List<String> CLOSED_EARLY = List.of("Connection closed prematurely",
+            "RedisHandshakeHandler not registered");
 
-    private static final int HANDSHAKE_TRIES = 3;
+    private static final int HANDSHAKE_TRIES = 5;
 
     private volatile boolean running;
 
@@ -80,14 +84,18 @@ final class LockServiceLifecycle implements SmartLifecycle {
             if (tlsFailure != null) {
                 throw new RedisTlsException(tlsFailure, SSL_PROPERTY, ex);
             }
-            if (tries > 1 && Causes.find(ex, (cause) -> String.valueOf(cause.getMessage()).contains(CLOSED_EARLY))
-                    != null) {
+            if (tries > 1 && Causes.find(ex, LockServiceLifecycle::closedEarly) != null) {
                 verify(lockService, tries - 1); // perhaps refused at the handshake: ask again for Redis's words
                 return;
             }
             logger.warn("Could not check Redis permissions for distlock at startup; locks will report Redis "
                     + "as unavailable until it answers: " + causes(ex));
         }
+    }
+
+    private static boolean closedEarly(Throwable cause) {
+        String message = String.valueOf(cause.getMessage());
+        return CLOSED_EARLY.stream().anyMatch(message::contains);
     }
 
     /** The failure's message and its causes' ("a <- b <- c"): what Redis or the client said may lie deep. */
