@@ -83,8 +83,17 @@ final class DataLayoutSnapshot {
         return entry;
     }
 
-    boolean has(String key) {
-        return this.entries.containsKey(key);
+    /**
+     * How much Redis holds, whatever its layout: keys, plus fields and members, plus the characters of strings. A
+     * waiter's mark or place makes it grow, a renewal does not change it: tests wait for it to grow, then compare the
+     * content, so that a renamed field fails the comparison, with the content in its message, not the wait.
+     */
+    long size() {
+        long size = this.entries.size();
+        for (Entry entry : this.entries.values()) {
+            size += entry.fields().size() + ((entry.string() != null) ? entry.string().length() : 0);
+        }
+        return size;
     }
 
     /** The string's value's groups when it matches regex, else fails. */

@@ -223,10 +223,10 @@ class DataLayoutTest {
         LockHandle holder = holderService.acquire("k", owner("a"));
         String a = holder.ownerToken();
         long token = holder.fencingToken();
+        long before = snapshot().size();
         CompletableFuture<LockHandle> waiter = service().async()
             .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
-        Await.until(WAIT, () -> String.valueOf(this.data.opsForValue().get("dl:{k}:lock")).endsWith(" w"),
-                "the waiter's refusal marked the lock");
+        awaitGrowth(before, "the waiter's refusal marked the lock");
         String holdId = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
         DataLayoutSnapshot.expect()
             .string("dl:{k}:lock", is(a + " " + holdId + " " + token + " " + token + " w"), ttl(WATCHDOG_LEASE))
@@ -251,9 +251,10 @@ class DataLayoutTest {
         LockHandle holder = service().acquire("k", owner("a").withLeaseTime(Duration.ofMillis(FIXED_LEASE)));
         String a = holder.ownerToken();
         String token = Long.toString(holder.fencingToken());
+        long before = snapshot().size();
         CompletableFuture<LockHandle> waiter = service().async()
             .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
-        Await.until(WAIT, () -> this.data.opsForHash().hasKey("dl:{k}:lock", "waiting"), "the waiting field");
+        awaitGrowth(before, "the waiter's refusal marked the lock");
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(FIXED_LEASE), is("owner"), is(a), is("holds"), is("1"), matches(HOLD_ID),
                     msFromNow(FIXED_LEASE), is("fence"), is(token), is("chain"), is(token), is("waiting"), is("1"))
@@ -331,8 +332,9 @@ class DataLayoutTest {
         LockHandle holder = service().acquire("k", fair);
         String a = holder.ownerToken();
         String token = Long.toString(holder.fencingToken());
+        long before = snapshot().size();
         CompletableFuture<LockHandle> waiter = service().async().acquire("k", fair.withWaitTime(Duration.ofSeconds(10)));
-        Await.until(WAIT, () -> this.data.hasKey("dl:{k}:fair:places"), "the waiter queued");
+        awaitGrowth(before, "the waiter queued");
         DataLayoutSnapshot queued = snapshot();
         String b = queued.entry("dl:{k}:fair:queue").fields().keySet().iterator().next();
         String holdId = queued.entry("dl:{k}:fair:lock").fields().keySet().stream()
@@ -388,9 +390,10 @@ class DataLayoutTest {
         double score = this.data.opsForZSet().score("dl:{k}:rw:readers", r1);
         Await.until(WAIT, () -> this.data.opsForZSet().score("dl:{k}:rw:readers", r1) > score, "a reader renewed");
 
+        long before = snapshot().size();
         CompletableFuture<LockHandle> writer = service().async()
             .acquire("k", LockOptions.defaults().withMode(LockMode.WRITE).withWaitTime(Duration.ofSeconds(10)));
-        Await.until(WAIT, () -> this.data.hasKey("dl:{k}:rw:intent"), "the writer's intent");
+        awaitGrowth(before, "the writer's intent");
         DataLayoutSnapshot.expect()
             .zset("dl:{k}:rw:readers", ttl(WATCHDOG_LEASE), is(r1), msFromNow(WATCHDOG_LEASE), is(r2),
                     msFromNow(WATCHDOG_LEASE))
@@ -438,9 +441,10 @@ class DataLayoutTest {
         String h2 = two.ownerToken();
         String t1 = Long.toString(one.fencingToken());
         String t2 = Long.toString(two.fencingToken());
+        long before = snapshot().size();
         CompletableFuture<LockHandle> waiter = service().async()
             .acquire("k", LockOptions.defaults().withPermits(3).withWaitTime(Duration.ofSeconds(10)));
-        Await.until(WAIT, () -> this.data.opsForHash().hasKey("dl:{k}:sem:permits", "waiting"), "the waiting field");
+        awaitGrowth(before, "the waiter's refusal marked the semaphore");
         DataLayoutSnapshot.expect()
             .zset("dl:{k}:sem:leases", ttl(WATCHDOG_LEASE), is(h1), msFromNow(WATCHDOG_LEASE), is(h2),
                     msFromNow(WATCHDOG_LEASE))
@@ -488,8 +492,9 @@ class DataLayoutTest {
         LockHandle holder = service().acquire("k", fair);
         String h1 = holder.ownerToken();
         String t1 = Long.toString(holder.fencingToken());
+        long before = snapshot().size();
         CompletableFuture<LockHandle> waiter = service().async().acquire("k", fair.withWaitTime(Duration.ofSeconds(10)));
-        Await.until(WAIT, () -> this.data.hasKey("dl:{k}:sem:places"), "the waiter queued");
+        awaitGrowth(before, "the waiter queued");
         DataLayoutSnapshot queued = snapshot();
         String h2 = queued.entry("dl:{k}:sem:queue").fields().keySet().iterator().next();
         DataLayoutSnapshot.expect()
@@ -552,6 +557,11 @@ class DataLayoutTest {
             .string("dl:restart-grace", is("1"), PERSISTENT)
             .check(snapshot());
         lock.release();
+    }
+
+    /** Waits until Redis holds more than {@code size} (see {@link DataLayoutSnapshot#size()}). */
+    private void awaitGrowth(long size, String what) {
+        Await.until(WAIT, () -> snapshot().size() > size, what);
     }
 
     private long uptimeSeconds() {
