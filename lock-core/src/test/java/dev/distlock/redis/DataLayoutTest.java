@@ -280,20 +280,7 @@ class DataLayoutTest {
         String token = Long.toString(holder.fencingToken());
         String holdId = snapshot().entry("dl:{k}:lock").fields().keySet().stream()
             .filter(field -> field.matches(HOLD_ID)).findFirst().orElseThrow();
-        CompletableFuture<LockHandle> waiter = new CompletableFuture<>();
-        Thread waiting = new Thread(() -> {
-            try {
-                waiter.complete(locks.acquire("k", owner("b").withWaitTime(Duration.ofSeconds(10))));
-            }
-            catch (RuntimeException ex) {
-                waiter.completeExceptionally(ex);
-            }
-        });
-        waiting.start();
-        // the waiter queues in its service, which holds the lock: it sends Redis nothing until the hand-off
-        Await.until(WAIT, () -> events.stream().anyMatch(LockEvent.Acquiring.class::isInstance)
-                && (waiting.getState() == Thread.State.WAITING || waiting.getState() == Thread.State.TIMED_WAITING),
-                "the waiter queued");
+        CompletableFuture<LockHandle> waiter = waitInThread(locks, owner("b"), events);
         holder.release();
         LockHandle next = waiter.get(10, TimeUnit.SECONDS);
         assertThat(events).as("the lock was handed off").anyMatch(LockEvent.HandedOff.class::isInstance);
@@ -304,6 +291,106 @@ class DataLayoutTest {
             .check(snapshot());
         assertThat(next.fencingToken()).isEqualTo(holder.fencingToken() + 1);
         next.release();
+    }
+
+    @Test
+    void aHandOffOfTheStringKeepsTheRunAndAnotherProcesssWaitingMark() throws Exception {
+        List<LockEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RedisLockService locks = this.clients.service(builder -> settings().apply(builder)
+            .handOffLimit(16, Duration.ofSeconds(30)) // no run's bound: hand off though another process waits
+            .listener(events::add));
+        LockHandle holder = locks.acquire("k", owner("a"));
+        String a = holder.ownerToken();
+        long token = holder.fencingToken();
+        String holdId = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        long before = snapshot().size();
+        CompletableFuture<LockHandle> elsewhere = service().async()
+            .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
+        awaitGrowth(before, "the other process's waiter marked the lock");
+        CompletableFuture<LockHandle> local = waitInThread(locks, owner("b"), events);
+        holder.release();
+        LockHandle next = local.get(10, TimeUnit.SECONDS);
+        assertThat(events).as("the lock was handed off").anyMatch(LockEvent.HandedOff.class::isInstance);
+        assertThat(next.fencingToken()).isEqualTo(token + 1);
+        DataLayoutSnapshot handedOff = snapshot();
+        String nextHold = handedOff.groups("dl:{k}:lock", next.ownerToken() + " (" + HOLD_ID + ") .*")[1];
+        DataLayoutSnapshot.expect()
+            .string("dl:{k}:lock", is(next.ownerToken() + " " + nextHold + " " + (token + 1) + " " + token + " w"),
+                    ttl(WATCHDOG_LEASE))
+            .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
+            .check(handedOff);
+        next.release();
+        elsewhere.get(10, TimeUnit.SECONDS).release();
+    }
+
+    /** Acquires in a thread of its own, returning once the call waits in the service's local queue. */
+    private static CompletableFuture<LockHandle> waitInThread(RedisLockService locks, LockOptions options,
+            List<LockEvent> events) {
+        CompletableFuture<LockHandle> waiter = new CompletableFuture<>();
+        long acquiring = events.stream().filter(LockEvent.Acquiring.class::isInstance).count();
+        Thread waiting = new Thread(() -> {
+            try {
+                waiter.complete(locks.acquire("k", options.withWaitTime(Duration.ofSeconds(10))));
+            }
+            catch (RuntimeException ex) {
+                waiter.completeExceptionally(ex);
+            }
+        });
+        waiting.start();
+        // it queues in its service, which holds the lock: it sends Redis nothing until the hand-off
+        Await.until(WAIT, () -> events.stream().filter(LockEvent.Acquiring.class::isInstance).count() > acquiring
+                && (waiting.getState() == Thread.State.WAITING || waiting.getState() == Thread.State.TIMED_WAITING),
+                "the waiter queued");
+        return waiter;
+    }
+
+    @Test
+    void aDelayedReleaseOfAReaderOrAPermitKeepsItCountedUntilTheDelayEnds() {
+        RedisLockService locks = service();
+        LockHandle reader = locks.acquire("r", LockOptions.defaults().withMode(LockMode.READ));
+        LockHandle permit = locks.acquire("s", LockOptions.defaults().withPermits(2));
+        String r = reader.ownerToken();
+        String p = permit.ownerToken();
+        reader.releaseAfter(Duration.ofMillis(DELAY));
+        permit.releaseAfter(Duration.ofMillis(DELAY));
+        DataLayoutSnapshot.expect()
+            .zset("dl:{r}:rw:readers", ttl(DELAY), is(r), msFromNow(DELAY))
+            .hash("dl:{r}:rw:reader:" + r, ttl(DELAY), is("released"), is("1"))
+            .string("dl:{r}:rw:fence", is(Long.toString(reader.fencingToken())), ttl(RETENTION))
+            .zset("dl:{s}:sem:leases", ttl(DELAY), is(p), msFromNow(DELAY))
+            .hash("dl:{s}:sem:permits", ttl(DELAY), is(p), is("1"), is("count"), is("1"))
+            .hash("dl:{s}:sem:holder:" + p, ttl(DELAY), is("released"), is("1"))
+            .string("dl:{s}:sem:fence", is(Long.toString(permit.fencingToken())), ttl(RETENTION))
+            .check(snapshot());
+    }
+
+    @Test
+    void waitersThatGiveUpLeaveNoPlaceBehind() throws Exception {
+        RedisLockService locks = service();
+        LockHandle fair = locks.acquire("f", LockOptions.defaults().withMode(LockMode.FAIR));
+        LockHandle read = locks.acquire("w", LockOptions.defaults().withMode(LockMode.READ));
+        DataLayoutSnapshot held = snapshot();
+        RedisLockService other = service();
+        CompletableFuture<LockHandle> fairWaiter = other.async()
+            .acquire("f", LockOptions.defaults().withMode(LockMode.FAIR).withWaitTime(Duration.ofMillis(500)));
+        CompletableFuture<LockHandle> writer = other.async()
+            .acquire("w", LockOptions.defaults().withMode(LockMode.WRITE).withWaitTime(Duration.ofMillis(500)));
+        // the fair waiter: two keys of one member each; the writer: one key of 32 characters
+        awaitGrowth(held.size() + 4 + 1 + 32 - 1, "the fair waiter's place and the writer's intent");
+        assertThat(fairWaiter).failsWithin(Duration.ofSeconds(10));
+        assertThat(writer).failsWithin(Duration.ofSeconds(10));
+        // the places are given up off the caller's thread: wait until Redis holds what it held before the waits
+        Await.until(WAIT, () -> snapshot().size() == held.size(), "the waiters left their places");
+        DataLayoutSnapshot.expect()
+            .hash("dl:{f}:fair:lock", ttl(WATCHDOG_LEASE), is("owner"), is(fair.ownerToken()), is("holds"), is("1"),
+                    is(fair.ownerToken()), is("1"), matches(HOLD_ID), is("w"), is("fence"),
+                    is(Long.toString(fair.fencingToken())), is("chain"), is(Long.toString(fair.fencingToken())))
+            .zset("dl:{w}:rw:readers", ttl(WATCHDOG_LEASE), is(read.ownerToken()), msFromNow(WATCHDOG_LEASE))
+            .hash("dl:{w}:rw:reader:" + read.ownerToken(), ttl(WATCHDOG_LEASE), is("fence"),
+                    is(Long.toString(read.fencingToken())), is("holds"), is("1"), is("watched"), is("1"),
+                    matches(HOLD_ID), is("w"))
+            .string("dl:{w}:rw:fence", is(Long.toString(read.fencingToken())), ttl(RETENTION))
+            .check(snapshot());
     }
 
     @Test
