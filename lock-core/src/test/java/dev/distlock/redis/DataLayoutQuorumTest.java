@@ -3,8 +3,8 @@ package dev.distlock.redis;
 import static dev.distlock.redis.DataLayoutSnapshot.HOLD_ID;
 import static dev.distlock.redis.DataLayoutSnapshot.is;
 import static dev.distlock.redis.DataLayoutSnapshot.ttl;
-import static dev.distlock.redis.DataLayoutTest.RETENTION;
-import static dev.distlock.redis.DataLayoutTest.WATCHDOG_LEASE;
+import static dev.distlock.redis.DataLayoutSupport.RETENTION;
+import static dev.distlock.redis.DataLayoutSupport.WATCHDOG_LEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
