@@ -26,15 +26,15 @@ import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
  * its value in the documented format, and its expiry. The data-layout tests use nothing of the library's own readers,
  * so that a change of the layout that is not made in the specification fails here.
  */
-final class DataLayoutSnapshot {
+public final class DataLayoutSnapshot {
 
     /** How far below its rule an expiry may have run down by the time it is read (a loaded 2-core machine). */
-    static final long SLACK_MILLIS = 3_000;
+    public static final long SLACK_MILLIS = 3_000;
 
     private final Map<String, Entry> entries;
 
     /** Redis's clock (TIME) when read, in ms: lease ends and place ends are compared with it. */
-    final long nowMillis;
+    public final long nowMillis;
 
     private DataLayoutSnapshot(Map<String, Entry> entries, long nowMillis) {
         this.entries = entries;
@@ -42,10 +42,10 @@ final class DataLayoutSnapshot {
     }
 
     /** A key's type, its value (string) or fields/members (hash: field to value, zset: member to score), its PTTL. */
-    record Entry(DataType type, String string, Map<String, String> fields, long pttl) {
+    public record Entry(DataType type, String string, Map<String, String> fields, long pttl) {
     }
 
-    static DataLayoutSnapshot read(StringRedisTemplate redis) {
+    public static DataLayoutSnapshot read(StringRedisTemplate redis) {
         Long now = redis.execute((RedisCallback<Long>) connection -> connection.serverCommands()
             .time(TimeUnit.MILLISECONDS));
         Map<String, Entry> entries = new TreeMap<>();
@@ -77,7 +77,7 @@ final class DataLayoutSnapshot {
         return (score == Math.rint(score)) ? Long.toString(score.longValue()) : Double.toString(score);
     }
 
-    Entry entry(String key) {
+    public Entry entry(String key) {
         Entry entry = this.entries.get(key);
         assertThat(entry).as("key %s in %s", key, this).isNotNull();
         return entry;
@@ -88,7 +88,7 @@ final class DataLayoutSnapshot {
      * waiter's mark or place makes it grow, a renewal does not change it: tests wait for it to grow, then compare the
      * content, so that a renamed field fails the comparison, with the content in its message, not the wait.
      */
-    long size() {
+    public long size() {
         long size = this.entries.size();
         for (Entry entry : this.entries.values()) {
             size += entry.fields().size() + ((entry.string() != null) ? entry.string().length() : 0);
@@ -97,7 +97,7 @@ final class DataLayoutSnapshot {
     }
 
     /** The string's value's groups when it matches regex, else fails. */
-    String[] groups(String key, String regex) {
+    public String[] groups(String key, String regex) {
         Matcher matcher = Pattern.compile(regex).matcher(entry(key).string());
         assertThat(matcher.matches()).as("%s = %s matches %s", key, entry(key).string(), regex).isTrue();
         String[] groups = new String[matcher.groupCount() + 1];
@@ -117,25 +117,25 @@ final class DataLayoutSnapshot {
     }
 
     /** The whole expected content of Redis: a key not named here fails the comparison, as does a missing one. */
-    static Expected expect() {
+    public static Expected expect() {
         return new Expected();
     }
 
     /** A value's check: its text, and Redis's TIME in ms at the read. */
-    interface Value extends BiPredicate<String, Long> {
+    public interface Value extends BiPredicate<String, Long> {
     }
 
-    static Value is(String literal) {
+    public static Value is(String literal) {
         return described((value, now) -> literal.equals(value), "'" + literal + "'");
     }
 
-    static Value matches(String regex) {
+    public static Value matches(String regex) {
         Pattern pattern = Pattern.compile(regex);
         return described((value, now) -> value != null && pattern.matcher(value).matches(), "/" + regex + "/");
     }
 
     /** A time in Redis ms, {@code ms} from the read's TIME, give or take the slack (and 500 ms of clock steps). */
-    static Value msFromNow(long ms) {
+    public static Value msFromNow(long ms) {
         return described((value, now) -> value != null && value.matches("\\d{13}")
                 && Long.parseLong(value) >= now + ms - SLACK_MILLIS && Long.parseLong(value) <= now + ms + 500,
                 "a time in ms, about now + " + ms);
@@ -156,39 +156,39 @@ final class DataLayoutSnapshot {
     }
 
     /** A hold id: the decimal number a JVM's acquisitions count up (never reused in one JVM). */
-    static final String HOLD_ID = "\\d+";
+    public static final String HOLD_ID = "\\d+";
 
     /** An owner token (16 random bytes) or a holder token in hex. */
-    static final String TOKEN = "[0-9a-f]{32}";
+    public static final String TOKEN = "[0-9a-f]{32}";
 
     /** The expiry that {@code rule} ms set, read at most the slack later. */
-    static long[] ttl(long rule) {
+    public static long[] ttl(long rule) {
         return new long[] { rule - SLACK_MILLIS, rule };
     }
 
     /** No expiry (PTTL -1). */
-    static final long[] PERSISTENT = { -1, -1 };
+    public static final long[] PERSISTENT = { -1, -1 };
 
-    static final class Expected {
+    public static final class Expected {
 
         private final Map<String, KeyCheck> keys = new LinkedHashMap<>();
 
         private record KeyCheck(DataType type, Value string, List<Map.Entry<Value, Value>> fields, long[] ttl) {
         }
 
-        Expected string(String key, Value value, long[] ttl) {
+        public Expected string(String key, Value value, long[] ttl) {
             this.keys.put(key, new KeyCheck(DataType.STRING, value, List.of(), ttl));
             return this;
         }
 
         /** A hash; fields: name check, value check, name check, value check, ... ({@link #is} for a literal). */
-        Expected hash(String key, long[] ttl, Value... fields) {
+        public Expected hash(String key, long[] ttl, Value... fields) {
             this.keys.put(key, new KeyCheck(DataType.HASH, null, pairs(fields), ttl));
             return this;
         }
 
         /** A sorted set; members: member check, score check, ... */
-        Expected zset(String key, long[] ttl, Value... members) {
+        public Expected zset(String key, long[] ttl, Value... members) {
             this.keys.put(key, new KeyCheck(DataType.ZSET, null, pairs(members), ttl));
             return this;
         }
@@ -203,7 +203,7 @@ final class DataLayoutSnapshot {
         }
 
         /** Compares: the same keys, each of its type, fields and members one to one with the checks, expiry in range. */
-        void check(DataLayoutSnapshot actual) {
+        public void check(DataLayoutSnapshot actual) {
             assertThat(new TreeSet<>(actual.entries.keySet())).as("the keys in %s", actual)
                 .isEqualTo(new TreeSet<>(this.keys.keySet()));
             this.keys.forEach((key, expected) -> {

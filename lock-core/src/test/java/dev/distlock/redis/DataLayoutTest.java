@@ -203,6 +203,28 @@ class DataLayoutTest extends DataLayoutSupport {
     }
 
     @Test
+    void aMarkedStringTurnsIntoTheHashWithItsWaitingField() throws Exception {
+        RedisLockService locks = service();
+        LockHandle outer = locks.acquire("k", owner("a"));
+        String a = outer.ownerToken();
+        String token = Long.toString(outer.fencingToken());
+        String outerHold = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        long before = snapshot().size();
+        CompletableFuture<LockHandle> waiter = service().async()
+            .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
+        awaitGrowth(before, "the waiter's refusal marked the lock");
+        LockHandle inner = locks.acquire("k", owner("a")); // the re-entry turns the string into the hash
+        DataLayoutSnapshot.expect()
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), is("owner"), is(a), is("holds"), is("2"), is(a), is("2"),
+                    is(outerHold), is("w"), matches(HOLD_ID), is("w"), is("fence"), is(token), is("chain"), is(token),
+                    is("waiting"), is("1"))
+            .check(snapshot());
+        inner.release();
+        outer.release();
+        waiter.get(10, TimeUnit.SECONDS).release();
+    }
+
+    @Test
     void aHandOffFromTheHashWritesTheNewHoldersStringAndTheFreedMark() throws Exception {
         List<LockEvent> events = new CopyOnWriteArrayList<>();
         RedisLockService locks = this.clients.service(builder -> settings().apply(builder).listener(events::add));

@@ -1,10 +1,8 @@
-package dev.distlock.redis;
+package dev.distlock.redis.quorum;
 
 import static dev.distlock.redis.DataLayoutSnapshot.HOLD_ID;
 import static dev.distlock.redis.DataLayoutSnapshot.is;
 import static dev.distlock.redis.DataLayoutSnapshot.ttl;
-import static dev.distlock.redis.DataLayoutSupport.RETENTION;
-import static dev.distlock.redis.DataLayoutSupport.WATCHDOG_LEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -17,44 +15,41 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.quorum.QuorumLockService;
+import dev.distlock.redis.DataLayoutSnapshot;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
 import dev.distlock.test.RedisTest;
 
 /**
  * Quorum mode's part of docs/data-layout.md: on every master, the member lock in the exclusive lock's layout (its last
- * token raised to the quorum's token) and the quorum fence next to it. See {@link DataLayoutTest}.
+ * token raised to the quorum's token) and the quorum fence next to it. See dev.distlock.redis.DataLayoutTest, whose
+ * expiry lengths this uses too (watchdog lease 20 s, token retention 13 s). In the quorum package, so that the Valkey
+ * run leaves it out with the other quorum tests.
  */
 @RedisTest
 class DataLayoutQuorumTest {
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    private static final long WATCHDOG_LEASE = 20_000;
+
+    private static final long RETENTION = 13_000;
+
+    private QuorumClients clients;
 
     @AfterEach
     void tearDown() throws Exception {
-        for (int i = this.resources.size() - 1; i >= 0; i--) {
-            this.resources.get(i).close();
+        if (this.clients != null) {
+            this.clients.close();
         }
     }
 
     @Test
     void eachMasterHoldsItsMemberLockAndTheQuorumFence(RedisServers servers) throws Exception {
         List<RedisNode> masters = servers.startIndependent(3);
-        RedisClients clients = new RedisClients(masters.get(0));
-        this.resources.add(clients);
-        List<StringRedisTemplate> templates = new ArrayList<>();
-        for (RedisNode master : masters) {
-            templates.add(clients.template(master.port(), Duration.ofSeconds(2)));
-        }
-        QuorumLockService locks = QuorumLockService.builder(templates)
-            .keyPrefix("dl")
+        this.clients = new QuorumClients(masters);
+        QuorumLockService locks = this.clients.service(builder -> builder.keyPrefix("dl")
             .watchdogLease(Duration.ofMillis(WATCHDOG_LEASE))
-            .tokenRetention(Duration.ofMillis(RETENTION))
-            .nodeTimeout(Duration.ofMillis(500))
-            .restartGrace(Duration.ZERO)
-            .build();
-        this.resources.add(locks);
+            .tokenRetention(Duration.ofMillis(RETENTION)));
+        List<StringRedisTemplate> templates = this.clients.templates();
 
         LockHandle lock = locks.acquire("q", LockOptions.defaults());
         String quorumToken = Long.toString(lock.fencingToken());
