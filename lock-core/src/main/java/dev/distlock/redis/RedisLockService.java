@@ -110,7 +110,8 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     /**
      * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
-     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription
+     * releasing a probe lock of every type (key {@code distlock-access-check}), inspecting it and opening the release
+     * subscription
      * (not with {@link WaitStrategy#POLLING}, which needs none).
      * Call it at start-up so that a missing permission is reported then rather than at the first lock. It also reads
      * the user's ACL: for a user granted every command, key and channel ({@code +@all ~* &*}) the lock scripts then
@@ -125,6 +126,13 @@ public final class RedisLockService extends AbstractLockService implements LockI
     public void verifyAccess() {
         AccessCheck.run(this.engine.keys.prefix(), this.engine.types, this.engine.subscriptions,
                 this.engine.newOwnerToken());
+        try {
+            this.reader.read(ACCESS_CHECK_KEY); // what inspect reads
+        }
+        catch (LockPermissionException ex) {
+            throw new IllegalStateException("The Redis user may not read what inspect reads (" + ex.getMessage()
+                    + "). Grant it with: ACL SETUSER <user> " + requiredAcl(), ex);
+        }
     }
 
     /** The ACL rules (key and channel patterns and commands) a Redis user needs for this service's locks. */

@@ -236,7 +236,7 @@ class InspectTest {
         assertThat(shipping.inspect("payments")).isEmpty();
     }
 
-    /** The rules {@link RedisLockService#requiredAcl()} names are enough to inspect, records included. */
+    /** The rules {@link RedisLockService#requiredAcl()} names are enough to inspect and to write the instance record. */
     @Test
     void aUserWithExactlyTheRequiredAclInspects(RedisNode redis) {
         RedisLockService billing = service("billing");
@@ -244,6 +244,9 @@ class InspectTest {
         RedisLockService inspector = this.clients.service(template(redis, "inspector", "inspector-secret"),
                 b -> b.applicationName("inspector"));
         inspector.verifyAccess();
+        Await.until(Duration.ofSeconds(10),
+                () -> redis.call("EXISTS", "distlock:instance:" + inspector.instanceId()).equals("1"),
+                "the user's service writes its instance record");
         try (LockHandle lock = billing.acquire("acl")) {
             LockHolder holder = holder(inspector.inspect("acl"), LockMode.EXCLUSIVE);
             assertThat(holder.instance().application()).isEqualTo("billing");
