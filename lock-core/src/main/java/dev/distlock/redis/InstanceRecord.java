@@ -37,7 +37,7 @@ import dev.distlock.redis.lease.Hold;
  *
  * <p>Nothing of it is on a lock's path: the record is written when the service starts and refreshed every renewal
  * interval on the clean-up thread, never the watchdog's. A refresh is one PEXPIRE while the long holds stay the same;
- * one HSET (and one HDEL) more when they change; a rewrite when the record was gone.
+ * an HSET per new or changed hold and one HDEL when they change; a rewrite when the record was gone.
  */
 final class InstanceRecord {
 
@@ -66,6 +66,8 @@ final class InstanceRecord {
     private @Nullable Map<String, String> published;
 
     private final AtomicBoolean queued = new AtomicBoolean();
+
+    private boolean refusalLogged; // on the clean-up thread only
 
     InstanceRecord(StringRedisTemplate redis, String prefix, String instanceId, @Nullable String application,
             long intervalNanos, Supplier<Collection<Hold>> holds) {
@@ -109,15 +111,13 @@ final class InstanceRecord {
             if (before == null || !pexpire()) {
                 Map<String, String> all = new LinkedHashMap<>(this.identity);
                 all.putAll(wanted);
-                this.redis.opsForHash().putAll(this.name, all);
+                write(all);
                 pexpire();
             }
             else {
                 Map<String, String> changed = new HashMap<>(wanted);
                 changed.entrySet().removeIf(entry -> entry.getValue().equals(before.get(entry.getKey())));
-                if (!changed.isEmpty()) {
-                    this.redis.opsForHash().putAll(this.name, changed);
-                }
+                write(changed);
                 Object[] gone = before.keySet().stream().filter(field -> !wanted.containsKey(field)).toArray();
                 if (gone.length > 0) {
                     this.redis.opsForHash().delete(this.name, gone);
@@ -127,8 +127,22 @@ final class InstanceRecord {
         }
         catch (DataAccessException ex) {
             this.published = null; // written whole next time
+            if (PermissionRefusals.of(ex) != null && !this.refusalLogged) {
+                this.refusalLogged = true; // once: the next refresh meets the same refusal
+                logger.warn("Redis refused this service's instance record " + this.name + " (" + PermissionRefusals
+                    .of(ex) + "): inspect() will not name this instance's host and application; see requiredAcl()");
+                return;
+            }
             logger.debug("Could not refresh this instance's record " + this.name + "; next interval tries again", ex);
         }
+    }
+
+    /**
+     * One HSET per field: the lock's ACL grants HSET, not the HMSET that a map's putAll sends. Only when the record is
+     * new or its long holds change, and at most {@link #MAX_HOLDS} + 5 fields.
+     */
+    private void write(Map<String, String> fields) {
+        fields.forEach((field, value) -> this.redis.opsForHash().put(this.name, field, value));
     }
 
     /** PEXPIRE (the ACL grants it, not EXPIRE): whether the record was there. */
