@@ -35,8 +35,8 @@ import dev.distlock.redis.lease.Hold;
  * {@code expiry} (ms the record lasts after each refresh) and, for each hold older than one refresh interval (the 100
  * oldest), {@code hold:<owner token>} = {@code "<since epoch ms> <owner, at most 200 characters>"}.
  *
- * <p>Nothing of it is on a lock's path: the record is written when the service starts and refreshed every renewal
- * interval on the clean-up thread, never the watchdog's. A refresh is one PEXPIRE while the long holds stay the same;
+ * <p>Nothing of it is on a lock's path: the record is written when the service makes its first owner token and
+ * refreshed every renewal interval, on the clean-up thread, never the watchdog's. A refresh is one PEXPIRE while the long holds stay the same;
  * an HSET per new or changed hold and one HDEL when they change; a rewrite when the record was gone.
  */
 final class InstanceRecord {
@@ -67,6 +67,8 @@ final class InstanceRecord {
 
     private final AtomicBoolean queued = new AtomicBoolean();
 
+    private volatile boolean started;
+
     private boolean refusalLogged; // on the clean-up thread only
 
     InstanceRecord(StringRedisTemplate redis, String prefix, String instanceId, @Nullable String application,
@@ -88,9 +90,20 @@ final class InstanceRecord {
         return prefix + ":instance:" + instanceId;
     }
 
-    /** Queues one refresh on {@code executor} unless one is queued; never waits. */
+    /**
+     * Starts the record, once: the service hands out its first owner token (a lock call, or the access check). A
+     * service that never locks writes no record, so that a call refused for bad input leaves Redis as it was.
+     */
+    void start(Executor executor) {
+        if (!this.started) {
+            this.started = true;
+            schedule(executor);
+        }
+    }
+
+    /** Queues one refresh on {@code executor} unless one is queued or the record is not started; never waits. */
     void schedule(Executor executor) {
-        if (this.queued.compareAndSet(false, true)) {
+        if (this.started && this.queued.compareAndSet(false, true)) {
             try {
                 executor.execute(this::refresh);
             }

@@ -56,6 +56,8 @@ final class LockEngine {
     /** This service's id: 16 hex digits, the start of each owner token it makes (see {@link InstanceRecord}). */
     final String instanceId;
 
+    private final InstanceRecord record;
+
     final Map<LockMode, LockType> types;
 
     final long watchdogLeaseNanos;
@@ -141,10 +143,10 @@ final class LockEngine {
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
                 settings.listener, this.holds::lose, this.replicaAcknowledgement);
         this.holds.watchedBy(this.watchdog);
-        InstanceRecord record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId,
-                settings.applicationName, interval.toNanos(), this.holds::values);
-        this.scheduler.scheduleWithFixedDelay(() -> record.schedule(this::cleanUpIfRoom), 0, interval.toNanos(),
-                TimeUnit.NANOSECONDS); // the watchdog's thread only queues it: a refresh never delays renewal
+        this.record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId, settings.applicationName,
+                interval.toNanos(), this.holds::values);
+        this.scheduler.scheduleWithFixedDelay(() -> this.record.schedule(this::cleanUpIfRoom), interval.toNanos(),
+                interval.toNanos(), TimeUnit.NANOSECONDS); // the watchdog's thread only queues it: never delays renewal
         this.reconnectCheck = new ReconnectCheck(settings.redis, this.holds::values, this.holds::lose, this::cleanUp,
                 evictionGuard);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
@@ -174,6 +176,7 @@ final class LockEngine {
 
     /** A new owner token: this service's instance id, then 8 random bytes in hex; 32 characters as before. */
     String newOwnerToken() {
+        this.record.start(this::cleanUpIfRoom); // the first one writes the record
         return this.instanceId + newToken(8);
     }
 

@@ -262,7 +262,10 @@ class InspectTest {
     @Test
     void aLockCycleSendsNoMoreThanItsTwoScripts(RedisNode redis) {
         RedisLockService billing = this.clients.service(b -> b.applicationName("billing"));
-        billing.acquire("warm-up").release();
+        billing.acquire("warm-up").release(); // and its instance record's first write
+        Await.until(Duration.ofSeconds(10),
+                () -> Long.parseLong(redis.call("PTTL", "distlock:instance:" + billing.instanceId())) > 0,
+                "the record is written whole (its PEXPIRE comes last)");
         int cycles = 500;
         redis.call("CONFIG", "RESETSTAT");
         for (int i = 0; i < cycles; i++) {
