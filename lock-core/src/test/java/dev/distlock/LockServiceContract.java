@@ -51,7 +51,7 @@ public abstract class LockServiceContract {
     @Test
     void inspectShowsAnotherServicesHolderAndNothingOnceTheLockIsGone() {
         LockService holding = newService();
-        LockInspection other = (LockInspection) newService();
+        LockInspection other = inspection(newService());
         assertThat(other.inspect("contract:inspect")).isEmpty();
         LockHandle lock = holding.acquire("contract:inspect");
         assertThat(other.inspect("contract:inspect")).singleElement().satisfies(state -> {
@@ -63,7 +63,7 @@ public abstract class LockServiceContract {
                 assertThat(holder.instance().pid()).isEqualTo(ProcessHandle.current().pid());
             });
         });
-        assertThat(((LockInspection) holding).inspect("contract:inspect").get(0).holders().get(0).owner())
+        assertThat(inspection(holding).inspect("contract:inspect").get(0).holders().get(0).owner())
             .isEqualTo("thread " + Thread.currentThread().getName());
         lock.release();
         assertThat(other.inspect("contract:inspect")).isEmpty();
@@ -71,6 +71,10 @@ public abstract class LockServiceContract {
         deleteLock("contract:inspect");
         assertThat(other.inspect("contract:inspect")).isEmpty();
         assertThatThrownBy(lost::release).isInstanceOf(LeaseLostException.class);
+    }
+
+    private static LockInspection inspection(LockService service) {
+        return (service instanceof AsyncBackedLockService async) ? async.inspection() : (LockInspection) service;
     }
 
     @Test
