@@ -91,8 +91,9 @@ final class InstanceRecord {
     }
 
     /**
-     * Starts the record, once: the service hands out its first owner token (a lock call, or the access check). A
-     * service that never locks writes no record, so that a call refused for bad input leaves Redis as it was.
+     * Starts the record, once: the service hands out its first owner token (its first lock call; the access check's
+     * probe uses a token of its own). A service that never locks writes no record, and a call refused for bad input
+     * leaves Redis as it was.
      */
     void start(Executor executor) {
         if (!this.started) {

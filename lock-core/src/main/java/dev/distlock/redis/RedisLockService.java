@@ -125,7 +125,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
      */
     public void verifyAccess() {
         AccessCheck.run(this.engine.keys.prefix(), this.engine.types, this.engine.subscriptions,
-                this.engine.newOwnerToken());
+                this.engine.newToken(16)); // a probe's token: its keys are deleted, and it starts no instance record
         try {
             this.reader.read(ACCESS_CHECK_KEY); // what inspect reads
         }
