@@ -1,7 +1,6 @@
 package dev.distlock.memory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,8 +19,6 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockHolder;
-import dev.distlock.LockInstance;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockStatus;
@@ -189,41 +186,9 @@ public final class InMemoryLockStore {
         return List.copyOf(held);
     }
 
-    /**
-     * The key's locks as {@link InMemoryLockService#inspect} shows them: per type (read and write sides apart, a fair
-     * and a plain semaphore as one), its holders oldest first and its waiters in arrival order.
-     */
+    /** The key's locks as {@link InMemoryLockService#inspect} shows them (see {@link MemoryInspection}). */
     synchronized List<LockStatus> inspect(String key) {
-        long now = System.nanoTime();
-        Instant nowInstant = Instant.now();
-        List<LockStatus> states = new ArrayList<>();
-        for (LockMode type : new LockMode[] { LockMode.EXCLUSIVE, LockMode.FAIR, LockMode.WRITE, LockMode.SEMAPHORE }) {
-            LockState state = this.locks.get(new Id(key, type));
-            if (state == null) {
-                continue;
-            }
-            for (LockMode mode : (type == LockMode.WRITE) ? new LockMode[] { LockMode.WRITE, LockMode.READ }
-                    : new LockMode[] { type }) {
-                List<LockHolder> holders = new ArrayList<>();
-                for (MemoryHold hold : state.holds) {
-                    HeldLock held = (hold.mode == mode || type != LockMode.WRITE) ? hold.snapshot(now) : null;
-                    if (held != null) {
-                        Duration left = Duration.between(nowInstant, held.leaseDeadline());
-                        holders.add(new LockHolder(hold.owner.service().instance(), held.owner(), held.since(),
-                                left.isNegative() ? Duration.ZERO : left, held.fencingToken(), held.holdCount(),
-                                Math.max(1, hold.permits)));
-                    }
-                }
-                List<LockInstance> waiters = state.waiters.stream()
-                    .filter(waiter -> waiter.mode() == mode || (type != LockMode.WRITE))
-                    .map(waiter -> waiter.owner().service().instance())
-                    .toList();
-                if (!holders.isEmpty() || !waiters.isEmpty()) {
-                    states.add(new LockStatus(key, mode, holders, waiters, !waiters.isEmpty()));
-                }
-            }
-        }
-        return states;
+        return MemoryInspection.of(key, type -> this.locks.get(new Id(key, type)));
     }
 
     /**
