@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * What a lock service tells operators about its locks: the locks this process holds, whether the watchdog keeps up,
  * and whether Redis answers. Every service of this library implements it; health checks, metrics and the actuator
- * endpoint read it. Each method is quick and safe from any thread, except {@link #ping()}, which waits for Redis.
+ * endpoint read it. Each method is quick and safe from any thread, except {@link #ping()} and {@link #inspect},
+ * which wait for Redis.
  */
 public interface LockInspection {
 
@@ -16,6 +17,21 @@ public interface LockInspection {
      * deadline. An immutable snapshot.
      */
     List<HeldLock> heldLocks();
+
+    /**
+     * Reads from Redis who holds and who waits for one key's lock, whichever instance took it: per type of lock found
+     * under the key, its holders (instance: host, application, process id; owner thread; since; lease left; fencing
+     * token) and waiters. For an operator with a stuck lock; not for deciding anything under a lock, since the answer
+     * may be stale as soon as it arrives. A dozen or so Redis reads, on the calling thread; it writes nothing. Safe from
+     * any thread.
+     *
+     * @param key the lock's key, as given to {@link LockService#acquire(String, LockOptions)}
+     * @return one entry per type of lock held or waited for under the key (usually one); empty when it is free
+     * @throws IllegalArgumentException when the key is not a valid lock key
+     * @throws LockUnavailableException when Redis cannot be reached or does not answer within the client's command
+     * timeout
+     */
+    List<LockStatus> inspect(String key);
 
     /** How many leases the watchdog is renewing now. */
     int renewingCount();

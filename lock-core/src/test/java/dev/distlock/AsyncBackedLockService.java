@@ -20,6 +20,11 @@ public final class AsyncBackedLockService implements LockService, AutoCloseable 
         this.service = service;
     }
 
+    /** The wrapped service's inspection (inspect reads Redis the same however the locks were taken). */
+    public LockInspection inspection() {
+        return (LockInspection) this.service;
+    }
+
     @Override
     public LockHandle acquire(String key, LockOptions options) {
         return await(key, this.service.async().acquire(key, owned(options)));

@@ -44,6 +44,39 @@ public abstract class LockServiceContract {
         return true;
     }
 
+    /**
+     * {@link LockInspection#inspect}: another service sees the holder (its grant's token, its process, its lease),
+     * the holding service names its owner thread, and a released or vanished lock shows nothing.
+     */
+    @Test
+    void inspectShowsAnotherServicesHolderAndNothingOnceTheLockIsGone() {
+        LockService holding = newService();
+        LockInspection other = inspection(newService());
+        assertThat(other.inspect("contract:inspect")).isEmpty();
+        LockHandle lock = holding.acquire("contract:inspect");
+        assertThat(other.inspect("contract:inspect")).singleElement().satisfies(state -> {
+            assertThat(state.mode()).isEqualTo(LockMode.EXCLUSIVE);
+            assertThat(state.holders()).singleElement().satisfies(holder -> {
+                assertThat(holder.fencingToken()).isEqualTo(lock.fencingToken());
+                assertThat(holder.holdCount()).isEqualTo(1);
+                assertThat(holder.leaseLeft()).isPositive();
+                assertThat(holder.instance().pid()).isEqualTo(ProcessHandle.current().pid());
+            });
+        });
+        assertThat(inspection(holding).inspect("contract:inspect").get(0).holders().get(0).owner())
+            .isEqualTo("thread " + Thread.currentThread().getName());
+        lock.release();
+        assertThat(other.inspect("contract:inspect")).isEmpty();
+        LockHandle lost = holding.acquire("contract:inspect");
+        deleteLock("contract:inspect");
+        assertThat(other.inspect("contract:inspect")).isEmpty();
+        assertThatThrownBy(lost::release).isInstanceOf(LeaseLostException.class);
+    }
+
+    private static LockInspection inspection(LockService service) {
+        return (service instanceof AsyncBackedLockService async) ? async.inspection() : (LockInspection) service;
+    }
+
     @Test
     void twoServicesNeverHoldOneLockAtOnce() throws Exception {
         LockService first = newService();

@@ -36,6 +36,7 @@ class PublicSurfaceTest {
     static final Set<String> API = Set.of("dev.distlock.AsyncLockService", "dev.distlock.HeldLock",
             "dev.distlock.KeyText", "dev.distlock.LeaseExpiredOnArrivalException", "dev.distlock.LeaseLostException",
             "dev.distlock.LockException", "dev.distlock.LockHandle", "dev.distlock.LockInspection",
+            "dev.distlock.LockStatus", "dev.distlock.LockHolder", "dev.distlock.LockInstance",
             "dev.distlock.LockEvent", "dev.distlock.LockEventListener", "dev.distlock.LockInterruptedException",
             "dev.distlock.LockMode", "dev.distlock.LockOptions", "dev.distlock.LockPermissionException", "dev.distlock.LockService",
             "dev.distlock.LockTimeoutException", "dev.distlock.LockUnavailableException", "dev.distlock.LockView",

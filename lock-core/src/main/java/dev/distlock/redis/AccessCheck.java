@@ -25,7 +25,12 @@ final class AccessCheck {
     private AccessCheck() {
     }
 
-    /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
+    /**
+     * The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}: the locks'
+     * {@code <prefix>:{<key>}:...}, the instance records {@code <prefix>:instance:<id>} (HSET, HDEL, PEXPIRE; see
+     * InstanceRecord) and what {@link RedisLockService#inspect} reads (GET, HGETALL, HMGET, PTTL, ZRANGE,
+     * ZRANGEBYSCORE, ZSCORE, TIME).
+     */
     static String requiredAcl(String prefix) {
         return "~" + prefix + ":* &" + prefix + ":* +hello +ping +select +wait +client|setname +evalsha +eval +hget "
                 + "+hmget +hgetall +hset +hsetnx +hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +info "

@@ -53,6 +53,11 @@ final class LockEngine {
 
     final LockKeys keys;
 
+    /** This service's id: 16 hex digits, the start of each owner token it makes (see {@link InstanceRecord}). */
+    final String instanceId;
+
+    private final InstanceRecord record;
+
     final Map<LockMode, LockType> types;
 
     final long watchdogLeaseNanos;
@@ -111,6 +116,7 @@ final class LockEngine {
         this.replicaAcknowledgement = settings.replicaAcknowledgement;
         logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
         String clientId = newToken(8);
+        this.instanceId = clientId;
         ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
         RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
@@ -137,6 +143,10 @@ final class LockEngine {
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
                 settings.listener, this.holds::lose, this.replicaAcknowledgement);
         this.holds.watchedBy(this.watchdog);
+        this.record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId, settings.applicationName,
+                interval.toNanos(), this.holds::values);
+        this.scheduler.scheduleWithFixedDelay(() -> this.record.schedule(this::cleanUpIfRoom), interval.toNanos(),
+                interval.toNanos(), TimeUnit.NANOSECONDS); // the watchdog's thread only queues it: never delays renewal
         this.reconnectCheck = new ReconnectCheck(settings.redis, this.holds::values, this.holds::lose, this::cleanUp,
                 evictionGuard);
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
@@ -157,11 +167,24 @@ final class LockEngine {
         }
     }
 
-    /** A random token of {@code bytes} bytes, in hex: owner tokens are 16 bytes (128 bits). */
+    /** A random token of {@code bytes} bytes, in hex. */
     String newToken(int bytes) {
         byte[] random = new byte[bytes];
         this.random.nextBytes(random);
         return HexFormat.of().formatHex(random);
+    }
+
+    /** A new owner token: this service's instance id, then 8 random bytes in hex; 32 characters as before. */
+    String newOwnerToken() {
+        this.record.start(this::cleanUpIfRoom); // the first one writes the record
+        return this.instanceId + newToken(8);
+    }
+
+    /** Runs a task on the clean-up thread if its queue has room, else drops it; nothing once closed. */
+    private void cleanUpIfRoom(Runnable task) {
+        if (!this.closed && this.cleanUps.getQueue().remainingCapacity() > 0) {
+            this.cleanUps.execute(task);
+        }
     }
 
     /** Runs clean-up off the caller's path and off the watchdog's thread; nothing once closed. */

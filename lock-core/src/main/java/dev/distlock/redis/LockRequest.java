@@ -155,7 +155,7 @@ abstract class LockRequest {
             LockMode sharing = this.type.sharesOwnerTokenWith();
             Hold other = (sharing == null) ? null
                     : this.engine.holds.get(new HoldKey(this.holdKey.owner(), this.key, sharing));
-            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken() : this.engine.newToken(16);
+            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken() : this.engine.newOwnerToken();
             hold = new Hold(this.holdKey, this.type, this.type.releaseChannel(this.key), ownerToken);
             this.fresh = hold;
         }

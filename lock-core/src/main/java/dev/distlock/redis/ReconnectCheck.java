@@ -120,28 +120,9 @@ final class ReconnectCheck implements AutoCloseable {
         if (hold.holdKey().mode() == LockMode.READ || hold.holdKey().mode().isSemaphore()) {
             return this.redis.opsForZSet().score(name, hold.ownerToken()) != null;
         }
-        if (hold.holdKey().mode() == LockMode.EXCLUSIVE) {
-            // the plain lock's single-hold layout is a string; GET refuses any other form (WRONGTYPE): the hash
-            try {
-                return hold.ownerToken().equals(singleHoldOwner(this.redis.opsForValue().get(name)));
-            }
-            catch (DataAccessException ex) {
-                String message = ex.getMostSpecificCause().getMessage();
-                if (message == null || !message.startsWith("WRONGTYPE")) {
-                    throw ex;
-                }
-            }
-        }
-        return hold.ownerToken().equals(this.redis.<String, String>opsForHash().get(name, "owner"));
-    }
-
-    /**
-     * The owner token a lock key's string names in the single-hold layout (single-hold.lua: {@code "<owner token>
-     * <hold id> <fence> <chain>"}), or null for a free lock's ({@code "<fence> <chain>"}) or none.
-     */
-    private static @Nullable String singleHoldOwner(@Nullable String value) {
-        int ownerEnd = (value != null) ? value.indexOf(' ') : -1;
-        return (ownerEnd > 0 && value.indexOf(' ', ownerEnd + 1) > 0) ? value.substring(0, ownerEnd) : null;
+        // the plain lock's single-hold layout is a string: an exclusive lock reads that form first
+        return hold.ownerToken().equals(
+                PlainLock.readOwner(this.redis, name, hold.holdKey().mode() == LockMode.EXCLUSIVE));
     }
 
     @Override

@@ -14,7 +14,9 @@ import dev.distlock.HeldLock;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
 import dev.distlock.LockOptions;
+import dev.distlock.LockPermissionException;
 import dev.distlock.LockService;
+import dev.distlock.LockStatus;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.redis.script.LockKeys;
@@ -53,10 +55,13 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     private final int maxKeyLength;
 
+    private final LockStatusReader reader;
+
     RedisLockService(RedisLockServiceBuilder settings) {
         super(settings.listener, settings.defaultWaitTime);
         this.engine = new LockEngine(settings);
         this.maxKeyLength = settings.maxKeyLength;
+        this.reader = new LockStatusReader(settings.redis, this.engine.keys, this.engine.holds::values);
     }
 
     /** Starts building a service on the given template (any connection factory; Lettuce is the tested one). */
@@ -105,7 +110,8 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     /**
      * Checks once that Redis answers and that its user may run everything the lock needs, by taking, renewing and
-     * releasing a probe lock of every type (key {@code distlock-access-check}) and opening the release subscription
+     * releasing a probe lock of every type (key {@code distlock-access-check}), inspecting it and opening the release
+     * subscription
      * (not with {@link WaitStrategy#POLLING}, which needs none).
      * Call it at start-up so that a missing permission is reported then rather than at the first lock. It also reads
      * the user's ACL: for a user granted every command, key and channel ({@code +@all ~* &*}) the lock scripts then
@@ -119,7 +125,14 @@ public final class RedisLockService extends AbstractLockService implements LockI
      */
     public void verifyAccess() {
         AccessCheck.run(this.engine.keys.prefix(), this.engine.types, this.engine.subscriptions,
-                this.engine.newToken(16));
+                this.engine.newToken(16)); // a probe's token: its keys are deleted, and it starts no instance record
+        try {
+            this.reader.read(ACCESS_CHECK_KEY); // what inspect reads
+        }
+        catch (LockPermissionException ex) {
+            throw new IllegalStateException("The Redis user may not read what inspect reads (" + ex.getMessage()
+                    + "). Grant it with: ACL SETUSER <user> " + requiredAcl(), ex);
+        }
     }
 
     /** The ACL rules (key and channel patterns and commands) a Redis user needs for this service's locks. */
@@ -145,6 +158,25 @@ public final class RedisLockService extends AbstractLockService implements LockI
     @Override
     public List<HeldLock> heldLocks() {
         return this.engine.holds.snapshot();
+    }
+
+    /**
+     * Reads one key's locks from Redis; see {@link LockInspection#inspect(String)}. Each holder's instance comes from
+     * its owner token, which begins with the id of the instance that made it, and from that instance's record
+     * ({@code <prefix>:instance:<id>}), which every service writes at start and refreshes every renewal interval.
+     * Plain reads (about a dozen, more per reader, semaphore holder or queued waiter), on the calling thread, with the
+     * client's command timeout.
+     *
+     * @throws LockPermissionException when the Redis user may not read the lock's keys
+     */
+    @Override
+    public List<LockStatus> inspect(String key) {
+        return this.reader.read(checkKey(key));
+    }
+
+    /** This service's instance id: the start of each owner token it makes, and the name of its record in Redis. */
+    public String instanceId() {
+        return this.engine.instanceId;
     }
 
     /** Sends Redis a PING through this service's connection; see {@link LockInspection#ping()}. */

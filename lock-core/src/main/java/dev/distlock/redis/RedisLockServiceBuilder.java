@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockEventListener;
@@ -78,6 +77,7 @@ public final class RedisLockServiceBuilder {
     int maxHandOffs = DEFAULT_MAX_HAND_OFFS;
     Duration maxHandOffTime = DEFAULT_MAX_HAND_OFF_TIME;
     LockEventListener listener = Listeners.NONE;
+    @Nullable String applicationName;
 
     RedisLockServiceBuilder(StringRedisTemplate redis) {
         this.redis = redis;
@@ -299,6 +299,16 @@ public final class RedisLockServiceBuilder {
         return this;
     }
 
+    /**
+     * The application's name, written with the host name and process id into this service's instance record in
+     * Redis, so that {@link RedisLockService#inspect} tells which application holds a lock (the Spring Boot starter
+     * passes {@code spring.application.name}). At most 200 characters are kept. Default: none.
+     */
+    public RedisLockServiceBuilder applicationName(@Nullable String applicationName) {
+        this.applicationName = applicationName;
+        return this;
+    }
+
     /** Receives lock events; see {@link LockEventListener} for its threading rules. Default: none. */
     public RedisLockServiceBuilder listener(LockEventListener listener) {
         requireNonNull(listener, "listener");
@@ -315,27 +325,7 @@ public final class RedisLockServiceBuilder {
      * settings contradict each other (see {@link #shardingProxy(boolean)})
      */
     public RedisLockService build() {
-        if (this.renewalInterval != null && this.renewalInterval.compareTo(this.watchdogLease) >= 0) {
-            throw new IllegalArgumentException("renewalInterval (" + this.renewalInterval
-                    + ") must be shorter than watchdogLease (" + this.watchdogLease + ")");
-        }
-        if (this.shardingProxy && this.waitStrategy == WaitStrategy.PUBSUB) {
-            throw new IllegalArgumentException("waitStrategy PUBSUB does not work behind a sharding proxy, which "
-                    + "passes no pub/sub; use POLLING");
-        }
-        if (this.shardingProxy && this.replicas > 0) {
-            throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
-                    + "which passes no WAIT");
-        }
-        if (this.replicas > 0
-                && this.redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
-                && !lettuce.getShareNativeConnection()) {
-            // WAIT counts the writes of its own connection only: on another connection than the grant's it would
-            // confirm a grant no replica has
-            throw new IllegalArgumentException("replicaAcknowledgements needs the Lettuce connection factory's "
-                    + "shared native connection (shareNativeConnection=true, the default), so that each WAIT runs on "
-                    + "the connection of the grant it confirms; this factory has shareNativeConnection=false");
-        }
+        BuilderChecks.check(this, this.replicas, this.waitStrategy);
         ReplicaAcknowledgementDefault.Decision decision = ReplicaAcknowledgementDefault.decide(this, this.replicas,
                 this.replicaTimeout);
         this.replicaAcknowledgement = decision.acknowledgement();

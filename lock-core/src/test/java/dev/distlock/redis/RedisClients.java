@@ -64,4 +64,11 @@ public final class RedisClients implements AutoCloseable {
         }
         this.resources.clear();
     }
+
+    /** The keys on {@code node} but the services' instance records ({@code <prefix>:instance:<id>}). */
+    public static java.util.List<String> lockKeys(RedisNode node) {
+        String keys = node.call("KEYS", "*");
+        return java.util.Arrays.stream(keys.split("\n")).filter(key -> !key.isEmpty() && !key.contains(":instance:"))
+            .toList();
+    }
 }

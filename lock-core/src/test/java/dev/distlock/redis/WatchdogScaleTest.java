@@ -68,7 +68,9 @@ class WatchdogScaleTest {
             Thread.sleep(50);
         }
         assertThat(handles).allMatch(LockHandle::isHeld);
-        assertThat(Long.parseLong(this.redis.call("DBSIZE"))).isEqualTo(LOCKS);
+        // one key per lock, and the service's own instance record (InstanceRecord)
+        assertThat(Long.parseLong(this.redis.call("DBSIZE"))).isEqualTo(LOCKS + 1);
+        assertThat(this.redis.call("EXISTS", "distlock:instance:" + locks.instanceId())).isEqualTo("1");
         assertThat(Long.parseLong(this.redis.call("PTTL", "distlock:{bulk:0}:lock"))).isPositive();
         assertThat(peakThreads - threadsBefore).as("threads added while holding %d locks", LOCKS).isLessThan(10);
         // every renewal round renews all locks in batches of at most 100

@@ -7,7 +7,9 @@ import java.util.Map;
  * A distlock lock key read as the hash its scripts describe: the plain lock's single-hold layout (a string, {@code
  * "<owner token> <hold id> <fence> <chain>"} then {@code " w"} once a waiting caller was refused, or {@code "<fence>
  * <chain>"} when free) stands for the hash its scripts turn it into (lock-core's to-hash.lua), so that a test asserts
- * the lock's state, not its form.
+ * the lock's state, not its form. lock-core's own reader of these forms is {@code dev.distlock.redis.PlainLock}; this
+ * module cannot depend on lock-core (lock-core's tests depend on it), so lock-core's PlainLockTest holds the two to the
+ * same readings of what the scripts leave.
  */
 public final class LockFields {
 

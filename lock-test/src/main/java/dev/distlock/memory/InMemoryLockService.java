@@ -1,6 +1,10 @@
 package dev.distlock.memory;
 
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -12,9 +16,11 @@ import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
+import dev.distlock.LockInstance;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.LockStatus;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.Listeners;
 import dev.distlock.memory.MemoryHold.Owner;
@@ -50,6 +56,8 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
     private final Duration watchdogLease;
 
     private volatile boolean closed;
+
+    private final LockInstance instance = newInstance();
 
     private InMemoryLockService(Builder builder) {
         super(builder.listener, builder.defaultWaitTime);
@@ -159,6 +167,29 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
     public int overdueRenewalCount() {
         return 0;
     }
+
+    /**
+     * The key's locks in this service's store, as {@link LockInspection#inspect} reads them from Redis: each holder's
+     * instance is the service that holds it (host {@code "in-memory"}, this process's id), its owner and since are
+     * always known.
+     */
+    @Override
+    public List<LockStatus> inspect(String key) {
+        return this.store.inspect(checkKey(key));
+    }
+
+    /** This service as a holder's instance: no Redis record, its id made at build. */
+    LockInstance instance() {
+        return this.instance;
+    }
+
+    private static LockInstance newInstance() {
+        Instant now = Instant.now();
+        return new LockInstance(HexFormat.of().formatHex(ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array()),
+                "in-memory", null, ProcessHandle.current().pid(), now, now);
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Zero: there is no Redis to ask. */
     @Override

@@ -21,6 +21,7 @@ import dev.distlock.LockException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.LockStatus;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.DaemonThreads;
@@ -183,6 +184,11 @@ public final class InMemoryLockStore {
             }
         }
         return List.copyOf(held);
+    }
+
+    /** The key's locks as {@link InMemoryLockService#inspect} shows them (see {@link MemoryInspection}). */
+    synchronized List<LockStatus> inspect(String key) {
+        return MemoryInspection.of(key, type -> this.locks.get(new Id(key, type)));
     }
 
     /**

@@ -17,10 +17,12 @@ import org.junit.jupiter.api.Test;
 import dev.distlock.HeldLock;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
+import dev.distlock.LockHolder;
 import dev.distlock.LockInterruptedException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.LockStatus;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.MultiLockHandle;
 import dev.distlock.NotLockOwnerException;
@@ -351,5 +353,34 @@ class InMemoryLockServiceTest {
         first.release();
         assertThat(this.locks.heldLocks()).isEmpty();
         assertThat(this.locks.ping()).isZero();
+    }
+
+    /** inspect, as on Redis: readers and a waiting writer apart, semaphore holders with their permits. */
+    @Test
+    void inspectShowsReadersAWaitingWriterAndSemaphorePermits() throws Exception {
+        LockHandle reader = this.locks.acquire("doc", LockOptions.defaults().withMode(LockMode.READ));
+        CompletableFuture<LockHandle> writer = CompletableFuture.supplyAsync(() -> this.other.acquire("doc",
+                LockOptions.defaults().withMode(LockMode.WRITE).withWaitTime(Duration.ofSeconds(10))));
+        Await.until(Duration.ofSeconds(5), () -> this.locks.inspect("doc").size() == 2, "the writer waits");
+        List<LockStatus> doc = this.other.inspect("doc");
+        assertThat(doc).extracting(LockStatus::mode).containsExactly(LockMode.WRITE, LockMode.READ);
+        assertThat(doc.get(0).holders()).isEmpty();
+        assertThat(doc.get(0).waiters()).containsExactly(this.other.instance());
+        assertThat(doc.get(1).holders()).singleElement().satisfies(holder -> {
+            assertThat(holder.instance()).isEqualTo(this.locks.instance());
+            assertThat(holder.fencingToken()).isEqualTo(reader.fencingToken());
+        });
+        reader.release();
+        writer.get(10, TimeUnit.SECONDS).release();
+        assertThat(this.locks.inspect("doc")).isEmpty();
+
+        LockHandle two = this.locks.acquire("pool", LockOptions.defaults().withPermits(3, 2));
+        LockHandle one = this.other.acquire("pool", LockOptions.defaults().withMode(LockMode.FAIR).withPermits(3));
+        assertThat(this.locks.inspect("pool")).singleElement().satisfies(state -> {
+            assertThat(state.mode()).isEqualTo(LockMode.SEMAPHORE);
+            assertThat(state.holders()).extracting(LockHolder::permits).containsExactly(2, 1);
+        });
+        two.release();
+        one.release();
     }
 }

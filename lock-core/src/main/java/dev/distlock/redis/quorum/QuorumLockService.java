@@ -8,6 +8,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -18,6 +19,7 @@ import dev.distlock.LockInspection;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.LockStatus;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
@@ -175,6 +177,29 @@ public final class QuorumLockService extends AbstractLockService implements Lock
         }
         held.sort(Comparator.comparing(HeldLock::since).thenComparing(HeldLock::key));
         return Collections.unmodifiableList(held);
+    }
+
+    /**
+     * One key's member locks as the first master that answers has them (masters in the order given), with each
+     * holder's instance, owner, since, lease left and fencing token as {@link RedisLockService#inspect} reads them:
+     * an operator's view, not a quorum decision. The other masters may differ; read them with each master's
+     * {@code redis-cli} (see the operations docs) when it matters.
+     *
+     * @throws LockUnavailableException when no master answers
+     */
+    @Override
+    public List<LockStatus> inspect(String key) {
+        String checked = checkKey(key);
+        LockUnavailableException failure = null;
+        for (QuorumNode node : this.parts.masters.nodes) {
+            try {
+                return node.locks.inspect(checked);
+            }
+            catch (LockUnavailableException ex) {
+                failure = ex;
+            }
+        }
+        throw Objects.requireNonNull(failure);
     }
 
     /** How many quorum locks the masters' watchdogs keep renewing. */

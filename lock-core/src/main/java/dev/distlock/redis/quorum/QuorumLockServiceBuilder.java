@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockEventListener;
@@ -50,6 +51,12 @@ public final class QuorumLockServiceBuilder {
     public QuorumLockServiceBuilder keyPrefix(String keyPrefix) {
         this.nodeBuilders.forEach(node -> node.keyPrefix(keyPrefix));
         this.keyPrefix = keyPrefix;
+        return this;
+    }
+
+    /** The application's name in each master's instance record; see {@link RedisLockServiceBuilder#applicationName}. */
+    public QuorumLockServiceBuilder applicationName(@Nullable String applicationName) {
+        this.nodeBuilders.forEach(node -> node.applicationName(applicationName));
         return this;
     }
 

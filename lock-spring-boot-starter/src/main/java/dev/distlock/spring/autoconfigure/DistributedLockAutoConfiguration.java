@@ -38,8 +38,10 @@ public final class DistributedLockAutoConfiguration {
     @ConditionalOnMissingBean(LockService.class)
     RedisLockService redisLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
             RestartGraceMonitor restartGrace, ObjectProvider<StringRedisTemplate> templates,
-            ObjectProvider<RedisConnectionFactory> connectionFactories, ObjectProvider<LockEventListener> listeners) {
-        RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories));
+            ObjectProvider<RedisConnectionFactory> connectionFactories, ObjectProvider<LockEventListener> listeners,
+            Environment environment) {
+        RedisLockServiceBuilder builder = RedisLockService.builder(template(templates, connectionFactories))
+            .applicationName(environment.getProperty("spring.application.name")); // in its instance record
         BuilderProperties settings = sharedSettings(builder::keyPrefix, builder::maxKeyLength,
                 builder::defaultWaitTime, builder::watchdogLease, builder::renewalInterval, builder::tokenRetention,
                 properties)

@@ -43,8 +43,10 @@ public final class QuorumLockAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     QuorumLockService quorumLockService(DistributedLockProperties properties, DistributedLockSafetyProperties safety,
-            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockEventListener> listeners) {
-        QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates());
+            QuorumProperties quorum, QuorumConnections connections, ObjectProvider<LockEventListener> listeners,
+            Environment environment) {
+        QuorumLockServiceBuilder builder = QuorumLockService.builder(connections.templates())
+            .applicationName(environment.getProperty("spring.application.name")); // in each master's instance record
         BuilderProperties settings = DistributedLockAutoConfiguration.sharedSettings(builder::keyPrefix,
                 builder::maxKeyLength, builder::defaultWaitTime, builder::watchdogLease, builder::renewalInterval,
                 builder::tokenRetention, properties)

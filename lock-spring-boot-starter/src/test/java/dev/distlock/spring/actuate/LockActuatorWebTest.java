@@ -21,10 +21,12 @@ import org.springframework.boot.json.JsonParser;
 import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -76,6 +78,61 @@ class LockActuatorWebTest {
             Map<String, Object> after = this.json.parseMap(get(context, "/actuator/locks").body());
             assertThat((List<?>) after.get("locks")).isEmpty();
         }
+    }
+
+    /**
+     * {@code /actuator/locks/{key}} reads one key from Redis: a lock of this application (named by
+     * spring.application.name) and one held by another instance, each with its holder's instance; a free key is 404.
+     */
+    @Test
+    void theLockEndpointShowsWhoHoldsOneKeyAcrossInstances(RedisNode redis) throws Exception {
+        try (ConfigurableApplicationContext context = start(redis, "management.endpoints.web.exposure.include=locks",
+                "spring.application.name=booking");
+                RedisLockService warehouse = RedisLockService.builder(context.getBean(StringRedisTemplate.class))
+                    .applicationName("warehouse")
+                    .restartGrace(Duration.ZERO)
+                    .build()) {
+            LockHandle own = context.getBean(LockService.class).acquire("stock:42");
+            LockHandle other = warehouse.acquire("orders/7");
+
+            Map<String, Object> holder = onlyHolder(get(context, "/actuator/locks/stock:42"), "stock:42");
+            assertThat(holder.keySet()).containsExactlyInAnyOrder("instance", "owner", "since", "leaseLeftMillis",
+                    "fencingToken", "holdCount", "permits");
+            assertThat(instance(holder).get("application")).isEqualTo("booking");
+            assertThat(((Number) instance(holder).get("pid")).longValue()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(holder.get("owner")).isEqualTo("thread " + Thread.currentThread().getName());
+            assertThat(Instant.parse((String) holder.get("since"))).isBefore(Instant.now().plusSeconds(1));
+            assertThat(((Number) holder.get("leaseLeftMillis")).longValue()).isPositive();
+            assertThat(((Number) holder.get("fencingToken")).longValue()).isEqualTo(own.fencingToken());
+
+            Map<String, Object> elsewhere = onlyHolder(get(context, "/actuator/locks/orders/7"), "orders/7");
+            assertThat(instance(elsewhere).get("application")).isEqualTo("warehouse");
+            assertThat(instance(elsewhere).get("id")).isEqualTo(warehouse.instanceId());
+            assertThat(((Number) elsewhere.get("fencingToken")).longValue()).isEqualTo(other.fencingToken());
+
+            own.release();
+            other.release();
+            assertThat(get(context, "/actuator/locks/stock:42").statusCode()).isEqualTo(404);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> onlyHolder(HttpResponse<String> response, String key) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(response.body()).doesNotContain("ownerToken");
+        List<?> locks = (List<?>) this.json.parseMap(response.body()).get("locks");
+        assertThat(locks).hasSize(1);
+        Map<String, Object> lock = (Map<String, Object>) locks.get(0);
+        assertThat(lock.get("key")).isEqualTo(key);
+        assertThat(lock.get("mode")).isEqualTo("EXCLUSIVE");
+        List<?> holders = (List<?>) lock.get("holders");
+        assertThat(holders).hasSize(1);
+        return (Map<String, Object>) holders.get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> instance(Map<String, Object> holder) {
+        return (Map<String, Object>) holder.get("instance");
     }
 
     @Test
