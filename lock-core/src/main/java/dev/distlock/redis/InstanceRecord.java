@@ -1,5 +1,8 @@
 package dev.distlock.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -23,6 +26,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.distlock.HeldLock;
 import dev.distlock.LockInstance;
@@ -36,8 +40,10 @@ import dev.distlock.redis.lease.Hold;
  * oldest), {@code hold:<owner token>} = {@code "<since epoch ms> <owner, at most 200 characters>"}.
  *
  * <p>Nothing of it is on a lock's path: the record is written when the service makes its first owner token and
- * refreshed every renewal interval, on the clean-up thread, never the watchdog's. A refresh is one PEXPIRE while the long holds stay the same;
- * an HSET per new or changed hold and one HDEL when they change; a rewrite when the record was gone.
+ * refreshed every renewal interval, on the clean-up thread, never the watchdog's. A refresh is one PEXPIRE while the
+ * long holds stay the same; when they change, one instance-record.lua call (HSET of the new or changed holds and the
+ * expiry in one step) and one HDEL of those that ended; the record is written whole (replaced, with its expiry, in one
+ * step) when it was gone.
  */
 final class InstanceRecord {
 
@@ -49,6 +55,9 @@ final class InstanceRecord {
     static final int MAX_OWNER_LENGTH = 200;
 
     static final String HOLD_FIELD = "hold:";
+
+    /** instance-record.lua: a record's fields and expiry in one step. */
+    private static final RedisScript<Long> WRITE = script();
 
     private final StringRedisTemplate redis;
 
@@ -84,6 +93,18 @@ final class InstanceRecord {
         this.identity.put("pid", Long.toString(ProcessHandle.current().pid()));
         this.identity.put("started", Long.toString(System.currentTimeMillis()));
         this.identity.put("expiry", Long.toString(this.expiryMillis));
+    }
+
+    private static RedisScript<Long> script() {
+        try (InputStream in = InstanceRecord.class.getResourceAsStream("/dev/distlock/redis/script/instance-record.lua")) {
+            if (in == null) {
+                throw new IllegalStateException("instance-record.lua is missing from lock-core's jar");
+            }
+            return RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), Long.class);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     static String name(String prefix, String instanceId) {
@@ -125,16 +146,19 @@ final class InstanceRecord {
             if (before == null || !pexpire()) {
                 Map<String, String> all = new LinkedHashMap<>(this.identity);
                 all.putAll(wanted);
-                write(all);
-                pexpire();
+                write("whole", all);
             }
             else {
                 Map<String, String> changed = new HashMap<>(wanted);
                 changed.entrySet().removeIf(entry -> entry.getValue().equals(before.get(entry.getKey())));
-                write(changed);
+                if (!changed.isEmpty() && !write("fields", changed)) { // gone since the PEXPIRE
+                    Map<String, String> all = new LinkedHashMap<>(this.identity);
+                    all.putAll(wanted);
+                    write("whole", all);
+                }
                 Object[] gone = before.keySet().stream().filter(field -> !wanted.containsKey(field)).toArray();
                 if (gone.length > 0) {
-                    this.redis.opsForHash().delete(this.name, gone);
+                    this.redis.opsForHash().delete(this.name, gone); // on a record that is gone: nothing
                 }
             }
             this.published = wanted;
@@ -152,11 +176,21 @@ final class InstanceRecord {
     }
 
     /**
-     * One HSET per field: the lock's ACL grants HSET, not the HMSET that a map's putAll sends. Only when the record is
-     * new or its long holds change, and at most {@link #MAX_HOLDS} + 5 fields.
+     * Writes fields and the expiry in one step (instance-record.lua): an inspection never reads half a record, and no
+     * record is left without its expiry. {@code mode}: {@code whole} replaces the record, {@code fields} adds to it
+     * only if it is there. At most {@link #MAX_HOLDS} + 5 fields; only when the record is new or its long holds change.
+     *
+     * @return whether written ({@code fields} on a record that is gone: not)
      */
-    private void write(Map<String, String> fields) {
-        fields.forEach((field, value) -> this.redis.opsForHash().put(this.name, field, value));
+    private boolean write(String mode, Map<String, String> fields) {
+        List<String> args = new ArrayList<>(2 + 2 * fields.size());
+        args.add(Long.toString(this.expiryMillis));
+        args.add(mode);
+        fields.forEach((field, value) -> {
+            args.add(field);
+            args.add(value);
+        });
+        return Long.valueOf(1).equals(this.redis.execute(WRITE, List.of(this.name), args.toArray()));
     }
 
     /** PEXPIRE (the ACL grants it, not EXPIRE): whether the record was there. */

@@ -67,10 +67,42 @@ public final class DataLayoutSnapshot {
                         fields.put(member.getValue(), score(member.getScore()));
                     }
                 }
-                entries.put(key, new Entry(type, string, fields, (pttl == null) ? -2 : pttl));
+                Entry entry = new Entry(type, string, fields, (pttl == null) ? -2 : pttl);
+                if (INSTANCE_RECORD.matcher(key).matches()) {
+                    checkInstanceRecord(key, entry); // one per service, whichever locks the test takes
+                }
+                else {
+                    entries.put(key, entry);
+                }
             }
         }
         return new DataLayoutSnapshot(entries, now);
+    }
+
+    /** A service's instance record (docs/data-layout.md, "Instance record"): outside every lock's hash tag. */
+    private static final Pattern INSTANCE_RECORD = Pattern.compile("[^{}]+:instance:[0-9a-f]{16}");
+
+    private static final Pattern HOLD_FIELD = Pattern.compile("hold:[0-9a-f]{32}");
+
+    /** Checks an instance record against the specification: its identity fields, its long holds, its expiry. */
+    private static void checkInstanceRecord(String key, Entry record) {
+        assertThat(record.type()).as(key).isEqualTo(DataType.HASH);
+        Map<String, String> fields = record.fields();
+        assertThat(fields).as(key).containsKeys("host", "pid", "started", "expiry");
+        long expiry = Long.parseLong(fields.get("expiry"));
+        assertThat(record.pttl()).as("%s expires within its expiry field", key).isBetween(1L, expiry);
+        assertThat(fields.get("pid")).as(key).matches("[0-9]+");
+        assertThat(fields.get("started")).as(key).matches("[0-9]{13}");
+        fields.forEach((field, value) -> {
+            if (field.startsWith("hold:")) {
+                assertThat(field).as(key).matches(HOLD_FIELD);
+                assertThat(value).as("%s %s", key, field).matches("[0-9]{13} .{1,200}");
+            }
+            else {
+                assertThat(field).as("a field of %s", key).isIn("host", "app", "pid", "started", "expiry");
+                assertThat(value.length()).as("%s %s", key, field).isBetween(1, 200);
+            }
+        });
     }
 
     private static String score(Double score) {
