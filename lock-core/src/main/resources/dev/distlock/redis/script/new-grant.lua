@@ -1,7 +1,7 @@
--- A new grant of a lock hash (acquire.lua's layout) to ownerToken, with its first hold. The fencing token is one more
--- than the last token (lastFence, nil when none is kept); without one, the Redis clock in microseconds, so that it
--- keeps increasing after the hash expired or was lost in a restart (a run of grants from a clock reading adds one
--- per grant, so it never overtakes the clock). now: a TIME reply, or nil to read the clock only when needed (no last
+-- A new grant of a lock hash (acquire.lua's layout) to ownerToken, with its first hold. The fencing token is
+-- max(last token + 1, the Redis clock in microseconds) (lastFence, nil when none is kept), so that it keeps increasing
+-- after the hash expired or was lost in a restart; only a watched grant given no clock reading takes the last token
+-- + 1 (a run of grants from a clock reading adds one per grant, so it never overtakes the clock). now: a TIME reply, or nil to read the clock only when needed (no last
 -- token, or a fixed lease). chain: the hash's 'chain' (see acquire.lua), or any value when the hash keeps one; nil when
 -- this grant starts a run.
 -- leaseMillis: the lease argument's text. The owner token names the field that counts the holds the watchdog renews,

@@ -1,7 +1,8 @@
 -- The restart grace: a Redis process younger than the grace may have restarted without the data of leases that still
--- run in their holders, so it grants nothing new until then. The marker key, kept for the process's lifetime, records
--- that its grace is over, so that INFO runs once per process (per slot on a Cluster), not per call. Returns nil when a
--- new grant may go ahead, else the milliseconds until it may.
+-- run in their holders, so it grants nothing new until then. The marker key (no expiry: it lives as long as the data,
+-- in RDB/AOF and on replicas too, see docs/safety-restarts.md) records that its grace is over, so that INFO runs once
+-- per process (per slot on a Cluster), not per call. Returns nil when a new grant may go ahead, else the milliseconds
+-- until it may.
 local function restartGraceLeft(marker, grace)
   if grace <= 0 or redis.call('EXISTS', marker) == 1 then
     return nil

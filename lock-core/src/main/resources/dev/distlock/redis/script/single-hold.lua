@@ -7,7 +7,8 @@
 -- Owner tokens, hold ids and tokens hold no space, and an owner token (32 characters) is longer than any fencing token
 -- (16 digits at most), so a free lock's string never begins with one. Every other state (more holds, a fixed lease, a delayed release)
 -- is the hash: a script that needs one converts the string first (toHash), which changes no lock state, only its
--- form, and keeps the key's expiry (see to-hash.lua). The hash never turns back into a string: it lasts until it expires.
+-- form, and keeps the key's expiry (see to-hash.lua). A free hash turns back into the string at the next watched grant
+-- (acquire.lua) or watched hand-off (handoff.lua); see docs/data-layout.md, "Which form, when".
 -- singleHold(value): the string's parts: owner token, hold id, fence, chain (the first two nil when free), and whether
 -- a waiting caller was refused.
 local function singleHold(value)
