@@ -24,9 +24,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 
 import dev.distlock.HeldLock;
 import dev.distlock.LockInstance;
@@ -56,8 +56,11 @@ final class InstanceRecord {
 
     static final String HOLD_FIELD = "hold:";
 
-    /** instance-record.lua: a record's fields and expiry in one step. */
-    private static final RedisScript<Long> WRITE = script();
+    /**
+     * instance-record.lua, a record's fields and expiry in one step. Not one of the lock's scripts (redis.script): sent
+     * whole with EVAL on the template's connection, rarely (at the first lock call, when long holds change).
+     */
+    private static final byte[] WRITE = script();
 
     private final StringRedisTemplate redis;
 
@@ -95,12 +98,12 @@ final class InstanceRecord {
         this.identity.put("expiry", Long.toString(this.expiryMillis));
     }
 
-    private static RedisScript<Long> script() {
-        try (InputStream in = InstanceRecord.class.getResourceAsStream("/dev/distlock/redis/script/instance-record.lua")) {
+    private static byte[] script() {
+        try (InputStream in = InstanceRecord.class.getResourceAsStream("instance-record.lua")) {
             if (in == null) {
                 throw new IllegalStateException("instance-record.lua is missing from lock-core's jar");
             }
-            return RedisScript.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), Long.class);
+            return in.readAllBytes();
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
@@ -183,14 +186,22 @@ final class InstanceRecord {
      * @return whether written ({@code fields} on a record that is gone: not)
      */
     private boolean write(String mode, Map<String, String> fields) {
-        List<String> args = new ArrayList<>(2 + 2 * fields.size());
-        args.add(Long.toString(this.expiryMillis));
-        args.add(mode);
+        List<byte[]> keyAndArgs = new ArrayList<>(3 + 2 * fields.size());
+        keyAndArgs.add(bytes(this.name));
+        keyAndArgs.add(bytes(Long.toString(this.expiryMillis)));
+        keyAndArgs.add(bytes(mode));
         fields.forEach((field, value) -> {
-            args.add(field);
-            args.add(value);
+            keyAndArgs.add(bytes(field));
+            keyAndArgs.add(bytes(value));
         });
-        return Long.valueOf(1).equals(this.redis.execute(WRITE, List.of(this.name), args.toArray()));
+        byte[][] raw = keyAndArgs.toArray(new byte[0][]);
+        Long written = this.redis.execute((RedisCallback<Long>) connection -> connection.scriptingCommands()
+            .eval(WRITE, ReturnType.INTEGER, 1, raw));
+        return Long.valueOf(1).equals(written);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     /** PEXPIRE (the ACL grants it, not EXPIRE): whether the record was there. */

@@ -1,6 +1,7 @@
 -- A service instance's record (docs/data-layout.md, "Instance record"): its fields written and its expiry set in one
 -- step, so that an inspection never reads half a record and no record outlives its expiry, whenever the process dies.
--- Not on any lock's path: the service runs it when it starts locking, then only when its long holds change.
+-- Not on any lock's path, nor one of the lock's scripts (those are in script/): the service sends it with EVAL when it
+-- starts locking, then only when its long holds change (InstanceRecord).
 --
 -- KEYS[1]  the record, <prefix>:instance:<instance id> (outside every lock's hash tag: a key of its own slot)
 -- ARGV[1]  the record's expiry, ms
