@@ -27,7 +27,7 @@ final class AccessCheck {
 
     /** The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}. */
     static String requiredAcl(String prefix) {
-        return "~" + prefix + ":* &" + prefix + ":* +hello +ping +select +wait +client|setname +evalsha +eval +hget "
+        return "~" + prefix + ":* &" + prefix + ":* +hello +ping +select +wait +client|setname +evalsha +eval +script|load +hget "
                 + "+hmget +hgetall +hset +hsetnx +hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +info "
                 + "+publish "
                 + "+subscribe +unsubscribe +spublish +ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem "
