@@ -79,7 +79,7 @@ class ScriptReloadTest {
             .isPresent(); // Redis knows the other owner's grant; left to lapse, so no fixed lease's release is sent
         LockHandle lock = locks.acquire("c", fixed);
 
-        CompletableFuture<Void> released = lock.releaseAsync().toCompletableFuture(); // a copy Redis does not know
+        CompletableFuture<Void> released = lock.releaseAsync().toCompletableFuture(); // a script Redis does not know
         Optional<LockHandle> next = locks.tryAcquire("c", fixed.withOwner("b"));
 
         released.get(5, TimeUnit.SECONDS);
