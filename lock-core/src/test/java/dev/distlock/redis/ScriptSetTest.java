@@ -79,28 +79,6 @@ class ScriptSetTest {
         assertThat(cachedScripts()).as("scripts in Redis after every kind of call").isEqualTo(atStart);
     }
 
-    /**
-     * Redis 8 and Valkey evict scripts only EVAL loaded once more than 500 are cached: the service's, loaded with SCRIPT
-     * LOAD, stay, and its calls meet no NOSCRIPT after 600 other scripts ran (on Redis 7.0, which never evicts, this
-     * holds either way).
-     */
-    @Test
-    void theScriptsStayLoadedWhenFiveHundredOtherScriptsRun() {
-        this.redis.call("SCRIPT", "FLUSH");
-        RedisLockService locks = this.clients.service();
-        for (int i = 0; i < 600; i++) {
-            this.redis.call("EVAL", "return " + i, "0");
-        }
-        this.redis.call("CONFIG", "RESETSTAT");
-        locks.acquire("after-others").release();
-        LockHandle fixed = locks.acquire("fixed", LockOptions.defaults().withLeaseTime(Duration.ofSeconds(5)));
-        fixed.release();
-
-        String stats = this.redis.call("INFO", "commandstats");
-        assertThat(stats).as("calls sent as EVALSHA").contains("cmdstat_evalsha:");
-        assertThat(stats).as("no NOSCRIPT fallback").doesNotContain("cmdstat_eval:");
-    }
-
     private long cachedScripts() {
         for (String line : this.redis.call("INFO", "memory").split("\r?\n")) {
             if (line.startsWith("number_of_cached_scripts:")) {
