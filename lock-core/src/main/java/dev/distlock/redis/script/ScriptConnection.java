@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.SlotHash;
@@ -55,7 +56,15 @@ final class ScriptConnection {
         Target target = null;
         try {
             target = target();
-            return this.reload.load(target.commands()).get(this.settings.loadMillis() + 1000, TimeUnit.MILLISECONDS);
+            Throwable failure = this.reload.load(target.commands())
+                .get(this.settings.loadMillis() + 1000, TimeUnit.MILLISECONDS);
+            if (failure != null && target.commands() instanceof BaseRedisAsyncCommands<?, ?> base) {
+                // a proxy that does not know SCRIPT LOAD may close the connection: the first lock call waits for the
+                // client to connect again, not this PING's answer
+                base.ping().toCompletableFuture().handle((pong, unused) -> pong)
+                    .get(this.settings.loadMillis() + 1000, TimeUnit.MILLISECONDS);
+            }
+            return failure;
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

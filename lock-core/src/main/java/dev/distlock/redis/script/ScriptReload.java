@@ -3,6 +3,7 @@ package dev.distlock.redis.script;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -131,17 +132,32 @@ final class ScriptReload {
         List<RedisScript<?>> set = this.settings.scripts().get();
         String[] shas = set.stream().map(RedisScript::getSha1).toArray(String[]::new);
         return node.thenCompose(commands -> {
-            List<CompletableFuture<?>> loads = new ArrayList<>();
+            List<CompletableFuture<?>> sent = new ArrayList<>();
             for (RedisScript<?> script : set) {
-                loads.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
+                sent.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
                     .toCompletableFuture());
             }
-            loads.add(commands.scriptExists(shas).toCompletableFuture().thenAccept(exists -> {
-                if (exists.contains(Boolean.FALSE)) {
-                    throw new IllegalStateException("Redis lost part of the lock scripts as they loaded");
+            CompletableFuture<List<Boolean>> exists = commands.scriptExists(shas).toCompletableFuture();
+            sent.add(exists);
+            // done at the first failure: the commands still waiting are cancelled, so that Lettuce does not send them
+            // again after a reconnect (a proxy that does not know SCRIPT LOAD closes the connection)
+            CompletableFuture<Void> all = new CompletableFuture<>();
+            AtomicInteger left = new AtomicInteger(sent.size());
+            sent.forEach(command -> command.whenComplete((unused, failure) -> {
+                if (failure != null) {
+                    all.completeExceptionally(failure);
+                }
+                else if (left.decrementAndGet() == 0) {
+                    all.complete(null);
                 }
             }));
-            return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+            all.whenComplete((unused, failure) -> sent.forEach(command -> command.cancel(false)));
+            return all.thenCompose(unused -> exists).thenAccept(found -> {
+                if (found.contains(Boolean.FALSE)) {
+                    throw new IllegalStateException("Redis lost part of the lock scripts as they loaded");
+                }
+            }).orTimeout(Math.max(1, this.settings.loadMillis()), TimeUnit.MILLISECONDS)
+                .whenComplete((unused, failure) -> all.completeExceptionally(new CancellationException()));
         })
             .orTimeout(Math.max(1, this.settings.loadMillis()), TimeUnit.MILLISECONDS)
             .handle((unused, failure) -> (failure != null) ? unwrap(failure) : null)
