@@ -27,7 +27,7 @@ final class AccessCheck {
 
     /**
      * The ACL rules the lock needs, for a user whose keys and channels start with {@code prefix}: the locks'
-     * {@code <prefix>:{<key>}:...}, the instance records {@code <prefix>:instance:<id>} (HSET, HDEL, PEXPIRE; see
+     * {@code <prefix>:{<key>}:...}, the instance records {@code <prefix>:instance:<id>} (SET, PEXPIRE; see
      * InstanceRecord) and what {@link RedisLockService#inspect} reads (GET, HGETALL, HMGET, PTTL, ZRANGE,
      * ZRANGEBYSCORE, ZSCORE, TIME).
      */

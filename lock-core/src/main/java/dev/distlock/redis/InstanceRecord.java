@@ -1,8 +1,5 @@
 package dev.distlock.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,26 +21,27 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.types.Expiration;
 
 import dev.distlock.HeldLock;
 import dev.distlock.LockInstance;
 import dev.distlock.redis.lease.Hold;
 
 /**
- * A service instance's record in Redis, so that an operator learns which process holds a lock: the hash
+ * A service instance's record in Redis, so that an operator learns which process holds a lock: the string
  * {@code <prefix>:instance:<instance id>}, where the instance id (16 hex digits) begins every owner token the instance
- * makes, with {@code host}, {@code app} (when named), {@code pid}, {@code started} (epoch ms, the instance's clock),
- * {@code expiry} (ms the record lasts after each refresh) and, for each hold older than one refresh interval (the 100
- * oldest), {@code hold:<owner token>} = {@code "<since epoch ms> <owner, at most 200 characters>"}.
+ * makes, holding one {@code <field> <value>} line per field: {@code host}, {@code app} (when named), {@code pid},
+ * {@code started} (epoch ms, the instance's clock), {@code expiry} (ms the record lasts after each refresh) and, for
+ * each hold older than one refresh interval (the 100 oldest), {@code hold:<owner token>} with the value
+ * {@code "<since epoch ms> <owner, at most 200 characters>"}. Values hold no control characters, so no line break.
  *
  * <p>Nothing of it is on a lock's path: the record is written when the service makes its first owner token and
  * refreshed every renewal interval, on the clean-up thread, never the watchdog's. A refresh is one PEXPIRE while the
- * long holds stay the same; when they change, one instance-record.lua call (HSET of the new or changed holds and the
- * expiry in one step) and one HDEL of those that ended; the record is written whole (replaced, with its expiry, in one
- * step) when it was gone.
+ * long holds stay the same; the record is written whole, with its expiry, by one {@code SET ... PX} when they change or
+ * when it was gone: a reader never meets half a record, and no record is left without its expiry.
  */
 final class InstanceRecord {
 
@@ -55,12 +53,6 @@ final class InstanceRecord {
     static final int MAX_OWNER_LENGTH = 200;
 
     static final String HOLD_FIELD = "hold:";
-
-    /**
-     * instance-record.lua, a record's fields and expiry in one step. Not one of the lock's scripts (redis.script): sent
-     * whole with EVAL on the template's connection, rarely (at the first lock call, when long holds change).
-     */
-    private static final byte[] WRITE = script();
 
     private final StringRedisTemplate redis;
 
@@ -74,7 +66,7 @@ final class InstanceRecord {
 
     private final Map<String, String> identity = new LinkedHashMap<>();
 
-    /** The hold fields last written; null when the record must be written whole. Used on the clean-up thread only. */
+    /** The hold fields last written; null when the record must be written. Used on the clean-up thread only. */
     private @Nullable Map<String, String> published;
 
     private final AtomicBoolean queued = new AtomicBoolean();
@@ -96,18 +88,6 @@ final class InstanceRecord {
         this.identity.put("pid", Long.toString(ProcessHandle.current().pid()));
         this.identity.put("started", Long.toString(System.currentTimeMillis()));
         this.identity.put("expiry", Long.toString(this.expiryMillis));
-    }
-
-    private static byte[] script() {
-        try (InputStream in = InstanceRecord.class.getResourceAsStream("instance-record.lua")) {
-            if (in == null) {
-                throw new IllegalStateException("instance-record.lua is missing from lock-core's jar");
-            }
-            return in.readAllBytes();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
     }
 
     static String name(String prefix, String instanceId) {
@@ -145,24 +125,10 @@ final class InstanceRecord {
             this.identity.put("host", bounded(hostName()));
         }
         try {
-            Map<String, String> before = this.published;
-            if (before == null || !pexpire()) {
+            if (!wanted.equals(this.published) || !pexpire()) {
                 Map<String, String> all = new LinkedHashMap<>(this.identity);
                 all.putAll(wanted);
-                write("whole", all);
-            }
-            else {
-                Map<String, String> changed = new HashMap<>(wanted);
-                changed.entrySet().removeIf(entry -> entry.getValue().equals(before.get(entry.getKey())));
-                if (!changed.isEmpty() && !write("fields", changed)) { // gone since the PEXPIRE
-                    Map<String, String> all = new LinkedHashMap<>(this.identity);
-                    all.putAll(wanted);
-                    write("whole", all);
-                }
-                Object[] gone = before.keySet().stream().filter(field -> !wanted.containsKey(field)).toArray();
-                if (gone.length > 0) {
-                    this.redis.opsForHash().delete(this.name, gone); // on a record that is gone: nothing
-                }
+                write(all);
             }
             this.published = wanted;
         }
@@ -179,29 +145,30 @@ final class InstanceRecord {
     }
 
     /**
-     * Writes fields and the expiry in one step (instance-record.lua): an inspection never reads half a record, and no
-     * record is left without its expiry. {@code mode}: {@code whole} replaces the record, {@code fields} adds to it
-     * only if it is there. At most {@link #MAX_HOLDS} + 5 fields; only when the record is new or its long holds change.
-     *
-     * @return whether written ({@code fields} on a record that is gone: not)
+     * Writes the whole record with its expiry: one {@code SET ... PX} (at most {@link #MAX_HOLDS} + 5 lines), only when
+     * the record is new, was gone, or its long holds changed.
      */
-    private boolean write(String mode, Map<String, String> fields) {
-        List<byte[]> keyAndArgs = new ArrayList<>(3 + 2 * fields.size());
-        keyAndArgs.add(bytes(this.name));
-        keyAndArgs.add(bytes(Long.toString(this.expiryMillis)));
-        keyAndArgs.add(bytes(mode));
-        fields.forEach((field, value) -> {
-            keyAndArgs.add(bytes(field));
-            keyAndArgs.add(bytes(value));
-        });
-        byte[][] raw = keyAndArgs.toArray(new byte[0][]);
-        Long written = this.redis.execute((RedisCallback<Long>) connection -> connection.scriptingCommands()
-            .eval(WRITE, ReturnType.INTEGER, 1, raw));
-        return Long.valueOf(1).equals(written);
+    private void write(Map<String, String> fields) {
+        StringBuilder text = new StringBuilder();
+        fields.forEach((field, value) -> text.append(field).append(' ').append(value).append('\n'));
+        byte[] key = this.name.getBytes(StandardCharsets.UTF_8);
+        byte[] value = text.toString().getBytes(StandardCharsets.UTF_8);
+        this.redis.execute((RedisCallback<Boolean>) connection -> connection.stringCommands()
+            .set(key, value, Expiration.milliseconds(this.expiryMillis), SetOption.upsert())); // SET ... PX
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
+    /** The record's fields, from its lines ({@code <field> <value>}). */
+    static Map<String, String> fields(@Nullable String text) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (text != null) {
+            for (String line : text.split("\n")) {
+                int space = line.indexOf(' ');
+                if (space > 0) {
+                    fields.put(line.substring(0, space), line.substring(space + 1));
+                }
+            }
+        }
+        return fields;
     }
 
     /** PEXPIRE (the ACL grants it, not EXPIRE): whether the record was there. */
@@ -244,13 +211,13 @@ final class InstanceRecord {
         }
     }
 
-    /** Reads the records of {@code ids}: HGETALL and PTTL each. {@code redisNowMillis}: the Redis clock. */
+    /** Reads the records of {@code ids}: GET and PTTL each. {@code redisNowMillis}: the Redis clock. */
     static Map<String, Found> read(StringRedisTemplate redis, String prefix, Collection<String> ids,
             long redisNowMillis) {
         Map<String, Found> found = new HashMap<>();
         for (String id : new HashSet<>(ids)) {
             String name = name(prefix, id);
-            Map<String, String> fields = redis.<String, String>opsForHash().entries(name);
+            Map<String, String> fields = fields(redis.opsForValue().get(name));
             if (fields.isEmpty()) {
                 found.put(id, new Found(new LockInstance(id, null, null, 0, null, null), Map.of()));
                 continue;

@@ -86,8 +86,14 @@ public final class DataLayoutSnapshot {
 
     /** Checks an instance record against the specification: its identity fields, its long holds, its expiry. */
     private static void checkInstanceRecord(String key, Entry record) {
-        assertThat(record.type()).as(key).isEqualTo(DataType.HASH);
-        Map<String, String> fields = record.fields();
+        assertThat(record.type()).as(key).isEqualTo(DataType.STRING);
+        assertThat(record.string()).as(key).endsWith("\n");
+        Map<String, String> fields = new TreeMap<>();
+        for (String line : record.string().split("\n")) {
+            assertThat(line).as("a line of %s", key).matches("[a-z]+(:[0-9a-f]{32})? .+");
+            assertThat(fields.put(line.substring(0, line.indexOf(' ')), line.substring(line.indexOf(' ') + 1)))
+                .as("a field of %s written once", key).isNull();
+        }
         assertThat(fields).as(key).containsKeys("host", "pid", "started", "expiry");
         long expiry = Long.parseLong(fields.get("expiry"));
         assertThat(record.pttl()).as("%s expires within its expiry field", key).isBetween(1L, expiry);
