@@ -60,8 +60,8 @@ final class ExplorerRun {
     /** Per service, its proxies: one, or one per master in quorum mode. */
     private final List<List<FaultProxy>> serviceProxies = new CopyOnWriteArrayList<>();
 
-    /** When a {@link ExplorerSettings#LEASE_DELETE} fault last deleted each key ({@link System#nanoTime()}). */
-    private final Map<String, Long> leaseDeletes = new ConcurrentHashMap<>();
+    /** When a {@link ExplorerSettings#LEASE_DELETE} fault last deleted each key: its DEL sent, and answered. */
+    private final Map<String, long[]> leaseDeletes = new ConcurrentHashMap<>();
 
     /** The lock servers: one, or three in quorum mode. */
     private final List<RedisNode> masters = new CopyOnWriteArrayList<>();
@@ -215,27 +215,31 @@ final class ExplorerRun {
         String redisKey = "distlock:{" + key + "}:" + (mode == LockMode.FAIR ? "fair:lock" : "lock");
         long delay = ExplorerSettings.COMMAND_TIMEOUT.toMillis() + 5 + random.nextInt(80);
         long now = System.nanoTime();
-        this.leaseDeletes.put(key, now);
         this.masters.get(0).call("DEL", redisKey);
+        // the DEL ran at some time up to its reply: a paused Redis runs it when it resumes, after calls queued before
+        long done = System.nanoTime();
+        this.leaseDeletes.put(key, new long[] { now, done });
         for (FaultProxy proxy : this.serviceProxies.get(service)) {
             proxy.delayReplies(Duration.ofMillis(3), Duration.ofMillis(delay));
         }
-        this.journal.fault(ExplorerSettings.LEASE_DELETE, now, now + TimeUnit.MILLISECONDS.toNanos(delay + 1000));
+        this.journal.fault(ExplorerSettings.LEASE_DELETE, now, done + TimeUnit.MILLISECONDS.toNanos(delay + 1000));
         this.journal.log("FAULT service " + service + ": " + redisKey + " deleted, replies of 3 ms delayed by " + delay
                 + " ms (attached to its release)");
         return true;
     }
 
     /**
-     * Whether a {@link ExplorerSettings#LEASE_DELETE} fault deleted {@code key} between these times (the last one is
-     * kept per key, enough for a span that ends now): the fault deletes the key whoever holds it by then, so a holder
+     * Whether a {@link ExplorerSettings#LEASE_DELETE} fault may have deleted {@code key} between these times: its DEL
+     * ran between its sending and its reply, which overlap them (the last one is kept per key, enough for a span that
+     * ends now; a Redis paused when the DEL was sent runs it after the calls queued before it, seed
+     * -6397832321912477082): the fault deletes the key whoever holds it by then, so a holder
      * of the key in that span may have lost its lease for real, and a release retried then may have lost the evidence
-     * of its own first try (the lock's key, and the freed mark a later release overwrote); either reports its lease
+     * of its own first try (the lock's key, and its freed mark entry after 8 later releases); either reports its lease
      * lost, the only right answer it has.
      */
     boolean leaseDeletedBetween(String key, long fromNanos, long toNanos) {
-        Long deleted = this.leaseDeletes.get(key);
-        return deleted != null && deleted - fromNanos >= 0 && toNanos - deleted >= 0;
+        long[] deleted = this.leaseDeletes.get(key); // sent, and answered
+        return deleted != null && deleted[1] - fromNanos >= 0 && toNanos - deleted[0] >= 0;
     }
 
     /** A service on these ports: a Redis lock service on one, a quorum service on three. */

@@ -1,8 +1,7 @@
 -- What the release scripts share about an owner's hash (see add-hold.lua).
--- The freed mark: a string key of its own per lock, '<owner token> <hold id>' of the last acquisition whose release
--- freed the lock or handed it off, kept as long as a freed lock keeps its tokens (TOKEN_RETENTION_MILLIS). It outlives
--- a later grant's lease lapsing (which takes the lock's hash or string, and the run of grants in it, along), and it
--- names this very acquisition, never a time or a token another grant may share after a failover.
+--#include freed-mark.lua (defines freedMark, freedBefore)
+-- The freed mark (see freed-mark.lua) names the very acquisitions whose release ended a hold, never a time or a token
+-- another grant may share after a failover.
 -- notOwnerReply: the reply to a release whose owner no longer holds the lock (state: HMGET of 'owner', 'released',
 -- 'chain', 'fence'; mark: the freed mark's key, holdId the releasing acquisition's). A retried call whose first run
 -- freed the lock is recognised: its grant (fencing token) lies in the run of grants since 'chain', each ended by its
@@ -13,7 +12,7 @@
 local function notOwnerReply(state, ownerToken, token, mark, holdId)
   local chain, fence = tonumber(state[3]), tonumber(state[4])
   if state[2] == ownerToken or (chain and chain <= token and (token < fence or (not state[1] and token == fence)))
-      or redis.call('GET', mark) == ownerToken .. ' ' .. holdId then
+      or freedBefore(mark, ownerToken, holdId) then
     return 0
   end
   if state[1] then
@@ -51,11 +50,12 @@ local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero, ke
   end
   return leaseEnd
 end
--- keepReleased(hash, mark, ownerToken, holdId, delayMillis, retentionMillis, ...): marks the owner's last hold
--- released with a delay (see delayed-release.lua), and leaves the freed mark for as long as the hash may last; the
--- further arguments are field-value pairs to set as well. The caller has run the ACL guard on SET of the mark.
-local function keepReleased(hash, mark, ownerToken, holdId, delayMillis, retentionMillis, ...)
-  redis.call('SET', mark, ownerToken .. ' ' .. holdId, 'PX', math.max(tonumber(retentionMillis), tonumber(delayMillis)))
+-- keepReleased(hash, mark, freed, ownerToken, delayMillis, retentionMillis, ...): marks the owner's last hold
+-- released with a delay (see delayed-release.lua), and writes the freed mark's new value freed (see freedMark) for as
+-- long as the hash may last; the further arguments are field-value pairs to set as well. The caller has run the ACL
+-- guard on SET of the mark.
+local function keepReleased(hash, mark, freed, ownerToken, delayMillis, retentionMillis, ...)
+  redis.call('SET', mark, freed, 'PX', math.max(tonumber(retentionMillis), tonumber(delayMillis)))
   local now = redis.call('TIME')
   local untilMillis = now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(delayMillis)
   redis.call('HSET', hash, 'owner', '(released)', 'released', ownerToken, 'until', string.format('%d', untilMillis),

@@ -2,7 +2,7 @@
 -- the waiter's grant in one call, with a new, higher fencing token and a fresh lease, and no release message (the lock
 -- is never free). The run of grants since 'chain' goes on, so a retried release of the old owner recognises itself.
 -- KEYS[1]  the lock (see acquire.lua): a hash, or a string in the single-hold layout (see single-hold.lua)
--- KEYS[2]  the freed mark (see end-hold.lua): left for the releasing acquisition by every hand-off, so that a retried
+-- KEYS[2]  the freed mark (see freed-mark.lua): left for the releasing acquisition by every hand-off, so that a retried
 --          call whose first run handed the lock off recognises it after the new holder's lease lapsed
 -- The arguments (see ScriptArgument):
 -- ARGV[1]  OWNER_TOKEN      the releasing owner token
@@ -21,6 +21,7 @@
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
+--#include freed-mark.lua (defines freedMark, freedBefore)
 -- The single-hold layout first: the owner's one hold handed to a new watched hold is one SET ... PX of the new owner's
 -- string, the run of grants and a refused waiter's mark kept. Anything else goes on in the hash, below.
 local value -- GET's reply: false for no key, a table for a hash (WRONGTYPE); nil when not read
@@ -30,7 +31,7 @@ end
 -- A release the lock is no longer the owner's to give: 0 when the freed mark names this acquisition (a retried call
 -- whose first run handed it off), else the reply (-1 held by another, -2 by nobody).
 local function lostOr(reply)
-  return (redis.call('GET', KEYS[2]) == OWNER_TOKEN .. ' ' .. HOLD_ID) and 0 or reply
+  return freedBefore(KEYS[2], OWNER_TOKEN, HOLD_ID) and 0 or reply
 end
 if value == false then
   return lostOr(-2)
@@ -41,11 +42,12 @@ if type(value) == 'string' then
     if LAST_OF_RUN == '1' and string.byte(value, -1) == 119 then -- 'w': others wait
       return -4
     end
+    local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
     local refused = refusedGrant and refusedGrant('SET', KEYS[1], 'SET', KEYS[2])
     if refused then
       return refused
     end
-    redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
+    redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
     local fenceEnd = string.find(value, ' ', #held + 1, true)
     local fence = string.sub(value, #held + 1, fenceEnd - 1) + 1
     redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence)
@@ -90,13 +92,14 @@ if LAST_OF_RUN == '1' and state[7] then
 end
 local fence = tonumber(state[3]) + 1
 local watched = WATCHDOG == '1'
+local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
 if watched then
   -- the one hold handed to a watched one: the hash turns back into the single-hold layout's string
   local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1], 'SET', KEYS[2])
   if refused then
     return refused
   end
-  redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
+  redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
   redis.call('DEL', KEYS[1])
   redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence) .. ' '
     .. state[4] .. (state[7] and ' w' or ''), 'PX', LEASE_MILLIS)
@@ -106,7 +109,7 @@ local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 
 if refused then
   return refused
 end
-redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
+redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
 redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the old owner's renewed holds' count (see add-hold.lua)
 if watched then
   redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_OWNER_TOKEN, '1', NEW_HOLD_ID, 'w', 'fence',

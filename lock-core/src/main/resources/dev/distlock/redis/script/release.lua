@@ -1,6 +1,6 @@
 -- Releases one hold of an exclusive lock, and frees the lock when it was the owner's last hold.
 -- KEYS[1]  the lock (see acquire.lua): a hash, or for the plain lock a string in the single-hold layout
--- KEYS[2]  the freed mark (see end-hold.lua): what a retried call recognises its first run by once the lock is gone
+-- KEYS[2]  the freed mark (see freed-mark.lua): what a retried call recognises its first run by once the lock is gone
 -- The arguments (see ScriptArgument; every release script takes the first eight at these positions):
 -- ARGV[1]  OWNER_TOKEN
 -- ARGV[2]  HOLD_ID
@@ -19,21 +19,24 @@
 --                                   acquire.lua); '0' reads the hash first (a writer's is always one)
 -- Returns 1 when the lock was freed (or left to expire), 2 when other holds of the owner remain, 0 when this hold was
 -- released before (a retried call), -1 when another owner holds the lock, -2 when nobody holds it (the lease ran out).
+-- Every path that ends a hold adds it to the freed mark, the last hold's and any other (see freed-mark.lua).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
+--#include freed-mark.lua (defines freedMark, freedBefore)
 -- The single-hold layout first (see single-hold.lua), for a hold the watchdog renews (only such a hold is ever a
 -- string): freed now, it is one SET ... PX of what a free lock keeps, '<fence> <chain>'. Another owner's string, or
 -- none, answers as the hash would; this owner's delayed release or retried call goes on in the hash, below.
 if SINGLE_HOLD_LAYOUT == '1' and WATCHDOG == '1' then
   local value = redis.pcall('GET', KEYS[1])
   if value == false then
-    return (redis.call('GET', KEYS[2]) == OWNER_TOKEN .. ' ' .. HOLD_ID) and 0 or -2 -- see notOwnerReply
+    return freedBefore(KEYS[2], OWNER_TOKEN, HOLD_ID) and 0 or -2 -- see notOwnerReply
   end
   if type(value) == 'string' then
     local held = OWNER_TOKEN .. ' ' .. HOLD_ID .. ' '
     if string.sub(value, 1, #held) == held and KEEP_HELD_MILLIS == '0' then
       local waiting = string.byte(value, -1) == 119 -- 'w'
       local publish = waiting or PUBLISH_ONLY_TO_WAITERS ~= '1'
+      local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
       local refused
       if publish then
         refused = refusedGrant and refusedGrant('SET', KEYS[1], 'SET', KEYS[2], PUBLISH_COMMAND, CHANNEL)
@@ -44,7 +47,7 @@ if SINGLE_HOLD_LAYOUT == '1' and WATCHDOG == '1' then
         return refused
       end
       redis.call('SET', KEYS[1], string.sub(value, #held + 1, waiting and -3 or -1), 'PX', TOKEN_RETENTION_MILLIS)
-      redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
+      redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
       if publish then
         redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
       end
@@ -78,6 +81,7 @@ if state.err then
 end
 if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS == '0' then
   local publish = state[4] or PUBLISH_ONLY_TO_WAITERS ~= '1'
+  local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
   local refused
   if publish then
     refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2], PUBLISH_COMMAND,
@@ -90,7 +94,7 @@ if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS
   end
   redis.call('HDEL', KEYS[1], HOLD_ID, 'owner', 'holds', OWNER_TOKEN, 'waiting')
   redis.call('PEXPIRE', KEYS[1], TOKEN_RETENTION_MILLIS)
-  redis.call('SET', KEYS[2], OWNER_TOKEN .. ' ' .. HOLD_ID, 'PX', TOKEN_RETENTION_MILLIS)
+  redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
   if publish then
     redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
   end
@@ -107,23 +111,28 @@ if not state[3] then
   return 0
 end
 if state[2] ~= '1' then
+  -- One of several holds: the others' lease, which the key keeps now, may end before a retry of this call comes, and
+  -- take the key along: the freed mark keeps this hold's end.
+  local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
   local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HINCRBY', KEYS[1], 'HGET', KEYS[1],
-    'HGETALL', KEYS[1], 'PEXPIREAT', KEYS[1])
+    'HGETALL', KEYS[1], 'PEXPIREAT', KEYS[1], 'SET', KEYS[2])
   if refused then
     return refused
   end
   redis.call('HDEL', KEYS[1], HOLD_ID)
   redis.call('HINCRBY', KEYS[1], 'holds', '-1')
   keepLongestLease(KEYS[1], OWNER_TOKEN, WATCHDOG == '1', true)
+  redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
   return 2
 end
 -- The owner's last hold, with a delay (KEEP_HELD_MILLIS > 0): nobody, this owner included, acquires it before the
 -- delay ends, and no renewal extends it: the owner field no longer names a token. Waiters re-check when the delay ends
 -- (see delayed-release.lua).
+local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
 local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2])
 if refused then
   return refused
 end
 redis.call('HDEL', KEYS[1], HOLD_ID, OWNER_TOKEN) -- the renewed holds' count: no renewal may extend the delay
-keepReleased(KEYS[1], KEYS[2], OWNER_TOKEN, HOLD_ID, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
+keepReleased(KEYS[1], KEYS[2], freed, OWNER_TOKEN, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, 'holds', 0)
 return 1

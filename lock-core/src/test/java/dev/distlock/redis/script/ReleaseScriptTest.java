@@ -123,6 +123,41 @@ class ReleaseScriptTest {
         assertThat(release(scripts, hash, "owner-a", "1", fenceA, watched)).isEqualTo(LockScripts.HELD_BY_ANOTHER);
     }
 
+    /**
+     * The freed mark (freed-mark.lua) names the 8 newest acquisitions whose release ended a hold, newest first: a
+     * retry whose only evidence is the mark (the lock's key, and the run of grants in it, vanished after each release)
+     * is recognised while 7 or fewer later releases followed it, and reports its lease lost (a false loss report,
+     * never a silent one) once 8 did.
+     */
+    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ValueSource(booleans = {false, true})
+    void theFreedMarkKeepsTheEightNewestReleases(boolean watched) {
+        LockScripts scripts = new LockScripts(this.clients.template());
+        String hash = "distlock:{marks}:lock";
+        long[] fences = new long[10];
+        for (int i = 0; i < fences.length; i++) {
+            this.redis.call("DEL", hash); // the lease of a grant in between lapsed: no run of grants to go by
+            fences[i] = acquire(scripts, hash, "owner-" + i, "1", watched);
+            assertThat(release(scripts, hash, "owner-" + i, "1", fences[i], watched)).isEqualTo(LockScripts.FREED);
+        }
+        this.redis.call("DEL", hash);
+        assertThat(this.redis.call("GET", hash + ":freed")).as("the newest first")
+            .isEqualTo("owner-9 1,owner-8 1,owner-7 1,owner-6 1,owner-5 1,owner-4 1,owner-3 1,owner-2 1");
+        assertThat(Long.parseLong(this.redis.call("PTTL", hash + ":freed"))).as("the token retention")
+            .isBetween(50_000L, 60_000L);
+
+        for (int i = 2; i < fences.length; i++) {
+            assertThat(release(scripts, hash, "owner-" + i, "1", fences[i], watched)).as("retry of owner-" + i)
+                .isEqualTo(LockScripts.ALREADY_RELEASED);
+        }
+        assertThat(release(scripts, hash, "owner-1", "1", fences[1], watched)).as("pushed out by 8 later releases")
+            .isEqualTo(LockScripts.NOT_HELD);
+        assertThat(release(scripts, hash, "owner-9", "2", fences[9], watched)).as("another hold of a named owner")
+            .isEqualTo(LockScripts.NOT_HELD);
+        assertThat(this.redis.call("GET", hash + ":freed")).as("retries write nothing")
+            .startsWith("owner-9 1,owner-8 1,");
+    }
+
     @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
     @ValueSource(booleans = {false, true})
     void aReleaseWhenNobodyHoldsTheLockSaysSo(boolean watched) {
