@@ -109,7 +109,7 @@ class DataLayoutOtherTypesTest extends DataLayoutSupport {
         next.release();
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:fair:lock", ttl(RETENTION), is("fence"), is(nextToken), is("chain"), is(token))
-            .string("dl:{k}:fair:lock:freed", matches(b + " " + HOLD_ID), ttl(RETENTION))
+            .string("dl:{k}:fair:lock:freed", matches(b + " " + HOLD_ID + "," + a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
     }
 

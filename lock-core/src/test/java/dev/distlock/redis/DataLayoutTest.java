@@ -68,10 +68,10 @@ class DataLayoutTest extends DataLayoutSupport {
             .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
 
-        second.release();
+        second.release(); // the freed mark keeps the newest releases first (at most 8)
         DataLayoutSnapshot.expect()
             .string("dl:{k}:lock", is((token + 1) + " " + token), ttl(RETENTION))
-            .string("dl:{k}:lock:freed", is(b + " " + secondHold), ttl(RETENTION))
+            .string("dl:{k}:lock:freed", is(b + " " + secondHold + "," + a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
     }
 
@@ -91,18 +91,21 @@ class DataLayoutTest extends DataLayoutSupport {
                     is("chain"), is(Long.toString(token)))
             .check(snapshot());
 
-        inner.release();
+        inner.release(); // ending one of several holds is marked too: its retry's evidence, whatever the lease does
+        DataLayoutSnapshot afterInner = snapshot();
+        String innerHold = afterInner.groups("dl:{k}:lock:freed", a + " (" + HOLD_ID + ")")[1];
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), is("owner"), is(a), is("holds"), is("1"), is(a), is("1"),
                     is(outerHold), is("w"), is("fence"), is(Long.toString(token)), is("chain"),
                     is(Long.toString(token)))
-            .check(snapshot());
+            .string("dl:{k}:lock:freed", is(a + " " + innerHold), ttl(RETENTION))
+            .check(afterInner);
 
         outer.release();
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(RETENTION), is("fence"), is(Long.toString(token)), is("chain"),
                     is(Long.toString(token)))
-            .string("dl:{k}:lock:freed", is(a + " " + outerHold), ttl(RETENTION))
+            .string("dl:{k}:lock:freed", is(a + " " + outerHold + "," + a + " " + innerHold), ttl(RETENTION))
             .check(snapshot());
 
         // a watched grant of the free hash turns it back into the string (single-hold.lua's header says it never does)
@@ -110,7 +113,7 @@ class DataLayoutTest extends DataLayoutSupport {
         String b = next.ownerToken();
         DataLayoutSnapshot.expect()
             .string("dl:{k}:lock", matches(b + " " + HOLD_ID + " " + (token + 1) + " " + token), ttl(WATCHDOG_LEASE))
-            .string("dl:{k}:lock:freed", is(a + " " + outerHold), ttl(RETENTION))
+            .string("dl:{k}:lock:freed", is(a + " " + outerHold + "," + a + " " + innerHold), ttl(RETENTION))
             .check(snapshot());
         next.release();
     }
@@ -138,12 +141,13 @@ class DataLayoutTest extends DataLayoutSupport {
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(FIXED_LEASE), is("owner"), is(f), is("holds"), is("1"), matches(HOLD_ID),
                     msFromNow(FIXED_LEASE), is("fence"), is(token), is("chain"), is(token))
+            .string("dl:{k}:lock:freed", matches(f + " " + HOLD_ID), ttl(RETENTION))
             .check(snapshot());
 
         fixed.release();
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(RETENTION), is("fence"), is(token), is("chain"), is(token))
-            .string("dl:{k}:lock:freed", matches(f + " " + HOLD_ID), ttl(RETENTION))
+            .string("dl:{k}:lock:freed", matches(f + " " + HOLD_ID + "," + f + " " + HOLD_ID), ttl(RETENTION))
             .check(snapshot());
     }
 
