@@ -30,11 +30,12 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/*.lua}): one text
- * per script (two with the ACL guard's variant, of which a service runs one), every argument sent as ARGV. The
- * service loads them with {@code SCRIPT LOAD} when it starts ({@link #loadScripts()}) and runs them with EVALSHA; a
- * NOSCRIPT after a {@code SCRIPT FLUSH}, a restart or a failover loads them again ({@link ScriptReload}). Lock calls, blocking or not, go straight to the Lettuce connection ({@link AsyncScriptRunner}); the
- * template runs them only on a connection factory other than Lettuce's and for grants with replica acknowledgements on
+ * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/script/*.lua}):
+ * one text per script (two with the ACL guard's variant, of which a service runs one), every argument sent as ARGV.
+ * The service loads them with {@code SCRIPT LOAD} when it starts ({@link ScriptSender#loadScripts()}) and runs them
+ * with EVALSHA; a NOSCRIPT after a {@code SCRIPT FLUSH}, a restart or a failover loads them again
+ * ({@link ScriptReload}). Lock calls, blocking or not, go straight to the Lettuce connection
+ * ({@link AsyncScriptRunner}); the template runs them only on a connection factory other than Lettuce's and for grants with replica acknowledgements on
  * a Redis Cluster, and it runs renewals and every other command.
  */
 public final class LockScripts {
