@@ -1,6 +1,7 @@
 package dev.distlock.redis.quorum;
 
 import dev.distlock.AsyncBackedLockService;
+import dev.distlock.LockInspection;
 import dev.distlock.LockService;
 import dev.distlock.LockServiceContract;
 
@@ -10,5 +11,10 @@ class QuorumLockServiceAsyncContractTest extends QuorumLockServiceContractTest {
     @Override
     protected LockService newService() {
         return new AsyncBackedLockService(super.newService());
+    }
+
+    @Override
+    protected LockInspection inspection(LockService service) {
+        return ((AsyncBackedLockService) service).inspection();
     }
 }
