@@ -57,11 +57,15 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     private final LockStatusReader reader;
 
+    /** Behind a sharding proxy (Twemproxy), which does not pass TIME on: no inspection (see {@link #inspect}). */
+    private final boolean shardingProxy;
+
     RedisLockService(RedisLockServiceBuilder settings) {
         super(settings.listener, settings.defaultWaitTime);
         this.engine = new LockEngine(settings);
         this.maxKeyLength = settings.maxKeyLength;
         this.reader = new LockStatusReader(settings.redis, this.engine.keys, this.engine.holds::values);
+        this.shardingProxy = settings.shardingProxy;
     }
 
     /** Starts building a service on the given template (any connection factory; Lettuce is the tested one). */
@@ -126,6 +130,9 @@ public final class RedisLockService extends AbstractLockService implements LockI
     public void verifyAccess() {
         AccessCheck.run(this.engine.keys.prefix(), this.engine.types, this.engine.subscriptions,
                 this.engine.newToken(16)); // a probe's token: its keys are deleted, and it starts no instance record
+        if (this.shardingProxy) {
+            return; // no inspection behind a sharding proxy
+        }
         try {
             this.reader.read(ACCESS_CHECK_KEY); // what inspect reads
         }
@@ -168,10 +175,17 @@ public final class RedisLockService extends AbstractLockService implements LockI
      * client's command timeout.
      *
      * @throws LockPermissionException when the Redis user may not read the lock's keys
+     * @throws UnsupportedOperationException behind a sharding proxy ({@link RedisLockServiceBuilder#shardingProxy}):
+     * Twemproxy does not pass on the TIME an inspection reads; read the shard with redis-cli instead
      */
     @Override
     public List<LockStatus> inspect(String key) {
-        return this.reader.read(checkKey(key));
+        String checked = checkKey(key);
+        if (this.shardingProxy) {
+            throw new UnsupportedOperationException("inspect() is not available behind a sharding proxy (Twemproxy "
+                    + "does not pass on TIME); read lock '" + key + "' on its shard with redis-cli (docs/observability.md)");
+        }
+        return this.reader.read(checked);
     }
 
     /** This service's instance id: the start of each owner token it makes, and the name of its record in Redis. */
