@@ -45,6 +45,8 @@ class ScriptFlushClusterTest {
         this.locks = RedisLockService.builder(new StringRedisTemplate(this.factory))
             .restartGrace(Duration.ZERO)
             .build();
+        // asks the cluster once whether it has sharded pub/sub (ShardedPubSub), which blocks: not on a Lettuce thread
+        this.locks.acquire("warm-up").release();
     }
 
     @AfterAll
