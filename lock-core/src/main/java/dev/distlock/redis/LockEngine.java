@@ -118,6 +118,7 @@ final class LockEngine {
         String clientId = newToken(8);
         this.instanceId = clientId;
         ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));
+        sharded.decide(); // now, on the building thread: later the first use may be on a Lettuce I/O thread
         RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         Duration retention = (settings.tokenRetention != null) ? settings.tokenRetention
