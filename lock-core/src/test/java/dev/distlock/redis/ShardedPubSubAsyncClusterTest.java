@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.DefaultEventLoopGroupProvider;
 import org.junit.jupiter.api.AfterAll;
@@ -22,6 +24,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
+import dev.distlock.redis.script.ShardedPubSub;
 import dev.distlock.test.Await;
 import dev.distlock.test.ClusterTopology;
 import dev.distlock.test.RedisNode;
@@ -47,6 +50,8 @@ class ShardedPubSubAsyncClusterTest {
 
     private final List<DefaultEventLoopGroupProvider> eventLoops = new ArrayList<>();
 
+    private final List<ClientResources> resources = new ArrayList<>();
+
     private ClusterTopology cluster;
 
     @BeforeAll
@@ -58,27 +63,32 @@ class ShardedPubSubAsyncClusterTest {
     void stop() {
         this.services.forEach(RedisLockService::close);
         this.factories.forEach(LettuceConnectionFactory::destroy);
-        this.eventLoops.forEach(eventLoop -> eventLoop.shutdown(0, 2, TimeUnit.SECONDS));
+        this.resources.forEach(resources -> resources.shutdown(0, 2, TimeUnit.SECONDS));
+        this.eventLoops.forEach(eventLoop -> eventLoop.shutdown(0, 2, TimeUnit.SECONDS)); // provided: not shut with them
         this.servers.close();
     }
 
     /** A fresh service on its own connection factory: nothing of it has run yet. */
     private RedisLockService freshService() {
+        RedisLockService service = RedisLockService.builder(freshTemplate()).restartGrace(Duration.ZERO).build();
+        this.services.add(service);
+        return service;
+    }
+
+    private StringRedisTemplate freshTemplate() {
         DefaultEventLoopGroupProvider oneIoThread = new DefaultEventLoopGroupProvider(1); // the builder's minimum is 2
         this.eventLoops.add(oneIoThread);
+        ClientResources resources = DefaultClientResources.builder().eventLoopGroupProvider(oneIoThread).build();
+        this.resources.add(resources);
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisClusterConfiguration(this.cluster.seedNodes()), LettuceClientConfiguration.builder()
-                    .clientResources(DefaultClientResources.builder().eventLoopGroupProvider(oneIoThread).build())
+                    .clientResources(resources)
                     .commandTimeout(Duration.ofSeconds(5))
                     .build());
         factory.afterPropertiesSet();
         factory.start();
         this.factories.add(factory);
-        RedisLockService service = RedisLockService.builder(new StringRedisTemplate(factory))
-            .restartGrace(Duration.ZERO)
-            .build();
-        this.services.add(service);
-        return service;
+        return new StringRedisTemplate(factory);
     }
 
     @Test
@@ -123,5 +133,40 @@ class ShardedPubSubAsyncClusterTest {
             .isLessThan(2000);
         assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
         next.release();
+    }
+
+    /**
+     * Undecided (as when Redis could not be asked at build), asked on a Lettuce I/O thread: answers classic pub/sub at
+     * once, without blocking that thread, and asks Redis on a thread of its own, after which the I/O thread gets the
+     * real answer too.
+     */
+    @Test
+    void undecidedOnAnIoThreadAnswersClassicAtOnceAndAsksOnAThreadOfItsOwn() throws Exception {
+        StringRedisTemplate template = freshTemplate();
+        ShardedPubSub undecided = new ShardedPubSub(template, "distlock:{probe}:released");
+
+        RedisLockService locks = RedisLockService.builder(template).restartGrace(Duration.ZERO).build();
+        this.services.add(locks);
+
+        Optional<Boolean> first = Optional.empty();
+        for (int i = 0; i < 100 && first.isEmpty(); i++) { // until a reply completes the stage on the I/O thread
+            long start = System.nanoTime();
+            first = askedOnIoThread(locks, undecided).get(2, TimeUnit.SECONDS);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("ms").isLessThan(2000);
+        }
+
+        assertThat(first).as("the answer on an I/O thread before Redis was asked: classic pub/sub")
+            .contains(false);
+        Await.until(Duration.ofSeconds(5), () -> askedOnIoThread(locks, undecided).join().orElse(false),
+                "the probe on a thread of its own answers sharded pub/sub, on the I/O thread too");
+    }
+
+    /** The answer of {@code pubSub} on the thread that completes a non-blocking call, if that is a Lettuce thread. */
+    private static CompletableFuture<Optional<Boolean>> askedOnIoThread(RedisLockService locks, ShardedPubSub pubSub) {
+        return locks.async().tryAcquire("undecided", LockOptions.defaults()).thenApply(handle -> {
+            handle.orElseThrow().releaseAsync();
+            return Thread.currentThread().getName().startsWith("lettuce-") ? Optional.of(pubSub.enabled())
+                    : Optional.empty();
+        });
     }
 }
