@@ -52,7 +52,10 @@ public final class MixedVersionWorker {
     /** The contention watchdog lease: 1 in 12 sections hold longer, so the watchdog renews beside the other version. */
     private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
 
-    private static final Duration LONG_HOLD = Duration.ofMillis(1600);
+    /** Quorum mode wants a node timeout (200 ms) of at most a tenth of the lease; its long holds outlive this too. */
+    private static final Duration QUORUM_LEASE = Duration.ofSeconds(2);
+
+    private static final Duration LONG_HOLD = Duration.ofMillis(2100);
 
     /**
      * The wake-up service's lease: a waiter that misses the release message re-checks when the holder's lease would
@@ -137,7 +140,7 @@ public final class MixedVersionWorker {
                 RedisLockService waking = RedisLockService.builder(templates.get(0)).keyPrefix(prefix)
                     .restartGrace(Duration.ZERO).watchdogLease(WAKE_LEASE).waiterLease(Duration.ofSeconds(30)).build();
                 QuorumLockService quorum = QuorumLockService.builder(templates.subList(1, 4)).keyPrefix(prefix)
-                    .restartGrace(Duration.ZERO).watchdogLease(SHORT_LEASE).build()) {
+                    .restartGrace(Duration.ZERO).watchdogLease(QUORUM_LEASE).build()) {
             worker.barrier("contention", workers);
             worker.runAll(KINDS, 2, kind -> worker.contend(kind.equals("quorum") ? quorum : contend, kind,
                     System.nanoTime() + contention.toNanos()));
