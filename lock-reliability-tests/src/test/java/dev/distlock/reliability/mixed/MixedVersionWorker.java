@@ -67,6 +67,8 @@ public final class MixedVersionWorker {
 
     private static final long WAKE_HOLD_MS = 100;
 
+    private static final long WAKE_PAUSE_MS = 40;
+
     private static final int SEMAPHORE_LIMIT = 3;
 
     /** Enter a section: add to this side's count, read the other side's. */
@@ -201,14 +203,13 @@ public final class MixedVersionWorker {
                 options = options.withLeaseTime(Duration.ofMillis(1500));
                 holdMillis = random.nextInt(12) == 0 ? 400 : holdMillis;
             }
-            int permits = 1 + random.nextInt(2);
             if (kind.equals("semaphore")) {
-                options = options.withPermits(SEMAPHORE_LIMIT, permits);
+                options = options.withPermits(SEMAPHORE_LIMIT, 1 + random.nextInt(2));
             }
             List<String> keys = new ArrayList<>(List.of(kind + ":0", kind + ":1", kind + ":2"));
             Collections.shuffle(keys, random);
             keys = keys.subList(0, kind.equals("multi") ? 2 : 1);
-            section(locks, kind, keys, mode, permits, options, holdMillis, -1);
+            section(locks, kind, keys, options, holdMillis, -1);
             count(kind + (longHold ? " long holds" : " sections"));
         }
     }
@@ -230,8 +231,8 @@ public final class MixedVersionWorker {
                 options = options.withPermits(1);
             }
             List<String> keys = kind.equals("multi") ? List.of("wake-multi:0", "wake-multi:1") : List.of("wake-" + kind);
-            section(locks, "wake-" + kind, keys, mode, 1, options, WAKE_HOLD_MS, System.currentTimeMillis());
-            Thread.sleep(150);
+            section(locks, "wake-" + kind, keys, options, WAKE_HOLD_MS, System.currentTimeMillis());
+            Thread.sleep(WAKE_PAUSE_MS); // shorter than a hold: the other worker got the lock, this one waits for it
         }
         if (count("wake-" + kind + " cross-version wake-ups", 0) < 2) {
             violation("wake-" + kind, "fewer than 2 grants woken by the other version's release: nothing was judged");
@@ -239,8 +240,9 @@ public final class MixedVersionWorker {
     }
 
     /** Takes the lock, checks the section with Redis, holds it, checks the lease, releases; records violations. */
-    private void section(LockService locks, String kind, List<String> keys, LockMode mode, int permits,
-            LockOptions options, long holdMillis, long waitStart) throws Exception {
+    private void section(LockService locks, String kind, List<String> keys, LockOptions options, long holdMillis,
+            long waitStart) throws Exception {
+        LockMode mode = options.mode();
         Map<String, Long> floors = new HashMap<>();
         for (String key : keys) {
             String released = this.redis.opsForValue().get(this.checks + "{" + key + "}:released");
@@ -262,7 +264,7 @@ public final class MixedVersionWorker {
         List<LockHandle> members = handle instanceof MultiLockHandle multi ? multi.members() : List.of(handle);
         String side = mode == LockMode.READ ? "r" : mode.isSemaphore() ? "p" : "w";
         String other = mode == LockMode.READ ? "w" : mode == LockMode.WRITE ? "r" : "";
-        int amount = mode.isSemaphore() ? permits : 1;
+        int amount = mode.isSemaphore() ? options.permits() : 1;
         int limit = mode.isSemaphore() ? options.permitLimit() : mode == LockMode.READ ? Integer.MAX_VALUE : 1;
         try {
             if (waitStart >= 0) {
