@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
@@ -138,11 +139,13 @@ public final class MixedVersionWorker {
         MixedVersionWorker worker = new MixedVersionWorker(label, templates.get(0), prefix);
         boolean ok;
         try (RedisLockService contend = RedisLockService.builder(templates.get(0)).keyPrefix(prefix)
-            .restartGrace(Duration.ZERO).watchdogLease(SHORT_LEASE).waiterLease(Duration.ofSeconds(3)).build();
+            .restartGrace(Duration.ZERO).watchdogLease(SHORT_LEASE).waiterLease(Duration.ofSeconds(3))
+            .listener(worker::event).build();
                 RedisLockService waking = RedisLockService.builder(templates.get(0)).keyPrefix(prefix)
-                    .restartGrace(Duration.ZERO).watchdogLease(WAKE_LEASE).waiterLease(Duration.ofSeconds(30)).build();
+                    .restartGrace(Duration.ZERO).watchdogLease(WAKE_LEASE).waiterLease(Duration.ofSeconds(30))
+                    .listener(worker::event).build();
                 QuorumLockService quorum = QuorumLockService.builder(templates.subList(1, 4)).keyPrefix(prefix)
-                    .restartGrace(Duration.ZERO).watchdogLease(QUORUM_LEASE).build()) {
+                    .restartGrace(Duration.ZERO).watchdogLease(QUORUM_LEASE).listener(worker::event).build()) {
             worker.barrier("contention", workers);
             worker.runAll(KINDS, 2, kind -> worker.contend(kind.equals("quorum") ? quorum : contend, kind,
                     System.nanoTime() + contention.toNanos()));
@@ -194,7 +197,7 @@ public final class MixedVersionWorker {
     private void contend(LockService locks, String kind, long deadline) throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int i = 0; i < 400 && System.nanoTime() < deadline; i++) {
-            boolean longHold = !kind.equals("lease") && random.nextInt(12) == 0;
+            boolean longHold = !kind.equals("lease") && i % 12 == 0; // the first of each thread, and every 12th
             long holdMillis = longHold ? LONG_HOLD.toMillis() : random.nextInt(15);
             LockMode mode = kind.equals("fair") ? LockMode.FAIR
                     : kind.equals("rw") ? (random.nextInt(3) == 0 ? LockMode.WRITE : LockMode.READ) : LockMode.EXCLUSIVE;
@@ -338,6 +341,25 @@ public final class MixedVersionWorker {
         }
     }
 
+    /** Counts hand-offs and renewals; a failed renewal or release and a lost lease are violations. */
+    private void event(LockEvent event) {
+        if (event instanceof LockEvent.HandedOff) {
+            count("events: hand-offs");
+        }
+        else if (event instanceof LockEvent.Renewed renewed) {
+            count("events: renewals", renewed.count());
+        }
+        else if (event instanceof LockEvent.RenewalFailed failed) {
+            violation("renewal", failed.lock().key() + " renewal failed: " + failed.reason());
+        }
+        else if (event instanceof LockEvent.LeaseLost lost) {
+            violation("lease", lost.lock().key() + " lease lost: " + lost.reason().getMessage());
+        }
+        else if (event instanceof LockEvent.ReleaseFailed failed) {
+            violation("release", failed.lock().key() + " release failed: " + failed.reason());
+        }
+    }
+
     private void barrier(String name, int workers) throws InterruptedException {
         String key = this.checks + "barrier:" + name;
         this.redis.opsForValue().increment(key);
@@ -374,6 +396,12 @@ public final class MixedVersionWorker {
             if (count(kind + " sections", 0) < 5) {
                 violation(kind, "fewer than 5 sections completed: the kind was hardly judged");
             }
+            if (!kind.equals("lease") && count(kind + " long holds", 0) < 1) {
+                violation(kind, "no hold outlived its lease: renewal was not judged");
+            }
+        }
+        if (count("events: renewals", 0) < 1) {
+            violation("renewal", "the watchdog renewed nothing");
         }
         int found = this.violations.size();
         say("SUMMARY " + this.label + (found == 0 ? " ok" : " failed with " + found + " violations"));
