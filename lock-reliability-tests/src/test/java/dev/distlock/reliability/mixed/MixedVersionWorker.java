@@ -50,13 +50,11 @@ public final class MixedVersionWorker {
     /** The kinds whose waiters are woken by a release message (quorum waiters poll). */
     static final List<String> WAKE_KINDS = List.of("exclusive", "lease", "fair", "rw", "multi", "semaphore");
 
-    /** The contention watchdog lease: 1 in 12 sections hold longer, so the watchdog renews beside the other version. */
+    /** The contention phase's watchdog lease; long holds last 1.4 leases. */
     private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
 
-    /** Quorum mode wants a node timeout (200 ms) of at most a tenth of the lease; its long holds outlive this too. */
+    /** Quorum mode wants a node timeout (200 ms) of at most a tenth of the lease. */
     private static final Duration QUORUM_LEASE = Duration.ofSeconds(2);
-
-    private static final Duration LONG_HOLD = Duration.ofMillis(2100);
 
     /**
      * The wake-up service's lease: a waiter that misses the release message re-checks when the holder's lease would
@@ -147,10 +145,11 @@ public final class MixedVersionWorker {
                 QuorumLockService quorum = QuorumLockService.builder(templates.subList(1, 4)).keyPrefix(prefix)
                     .restartGrace(Duration.ZERO).watchdogLease(QUORUM_LEASE).listener(worker::event).build()) {
             worker.barrier("contention", workers);
-            worker.runAll(KINDS, 2, kind -> worker.contend(kind.equals("quorum") ? quorum : contend, kind,
-                    System.nanoTime() + contention.toNanos()));
+            worker.runAll(KINDS, 2, (kind, thread) -> worker.contend(kind.equals("quorum") ? quorum : contend, kind,
+                    thread, System.nanoTime() + contention.toNanos()));
             worker.barrier("wake", workers);
-            worker.runAll(WAKE_KINDS, 1, kind -> worker.pingPong(waking, kind, System.nanoTime() + wake.toNanos()));
+            worker.runAll(WAKE_KINDS, 1, (kind, thread) -> worker.pingPong(waking, kind,
+                    System.nanoTime() + wake.toNanos()));
             worker.barrier("end", workers);
             ok = worker.report();
         }
@@ -165,7 +164,7 @@ public final class MixedVersionWorker {
     }
 
     private interface KindRun {
-        void run(String kind) throws Exception;
+        void run(String kind, int thread) throws Exception;
     }
 
     /** Runs {@code threads} threads per kind at once and waits for all of them (each bounded by its deadline). */
@@ -173,9 +172,10 @@ public final class MixedVersionWorker {
         List<Thread> started = new ArrayList<>();
         for (String kind : kinds) {
             for (int i = 0; i < threads; i++) {
+                int index = i;
                 Thread thread = new Thread(() -> {
                     try {
-                        run.run(kind);
+                        run.run(kind, index);
                     }
                     catch (Throwable ex) {
                         violation(kind, "unexpected " + ex);
@@ -193,12 +193,16 @@ public final class MixedVersionWorker {
         }
     }
 
-    /** Contends on two keys of one kind until the deadline (at most 400 sections). */
-    private void contend(LockService locks, String kind, long deadline) throws Exception {
+    /**
+     * Contends on three keys of one kind until the deadline (at most 400 sections). Thread 0's first section and every
+     * 12th outlive the lease, so the watchdog renews while the other version waits for the key.
+     */
+    private void contend(LockService locks, String kind, int thread, long deadline) throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int i = 0; i < 400 && System.nanoTime() < deadline; i++) {
-            boolean longHold = !kind.equals("lease") && i % 12 == 0; // the first of each thread, and every 12th
-            long holdMillis = longHold ? LONG_HOLD.toMillis() : random.nextInt(15);
+            boolean longHold = !kind.equals("lease") && thread == 0 && i % 12 == 0;
+            long holdMillis = !longHold ? random.nextInt(15)
+                    : (kind.equals("quorum") ? QUORUM_LEASE : SHORT_LEASE).toMillis() * 7 / 5;
             LockMode mode = kind.equals("fair") ? LockMode.FAIR
                     : kind.equals("rw") ? (random.nextInt(3) == 0 ? LockMode.WRITE : LockMode.READ) : LockMode.EXCLUSIVE;
             LockOptions options = LockOptions.defaults().withMode(mode).withWaitTime(Duration.ofSeconds(10));
