@@ -99,6 +99,10 @@ final class PreviousLayout {
         }
         Path classes = Files.createDirectories(work.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        if (javac == null) {
+            throw new AssertionError("The mixed-version test compiles the previous layout's code and needs a JDK, but "
+                    + System.getProperty("java.home") + " has no Java compiler");
+        }
         StringWriter errors = new StringWriter();
         try (StandardJavaFileManager fileManager = javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
             List<String> options = List.of("--release", "17", "-proc:none", "-nowarn", "-encoding", "UTF-8",
