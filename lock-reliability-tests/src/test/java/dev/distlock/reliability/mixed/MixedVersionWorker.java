@@ -45,10 +45,12 @@ import dev.distlock.redis.quorum.QuorumLockService;
 public final class MixedVersionWorker {
 
     /** The lock kinds contended on; {@code quorum} runs over databases 1-3 of the same Redis. */
-    static final List<String> KINDS = List.of("exclusive", "lease", "fair", "rw", "multi", "semaphore", "quorum");
+    static final List<String> KINDS = List.of("exclusive", "lease", "fair", "rw", "multi", "semaphore",
+            "fair-semaphore", "quorum");
 
     /** The kinds whose waiters are woken by a release message (quorum waiters poll). */
-    static final List<String> WAKE_KINDS = List.of("exclusive", "lease", "fair", "rw", "multi", "semaphore");
+    static final List<String> WAKE_KINDS = List.of("exclusive", "lease", "fair", "rw", "multi", "semaphore",
+            "fair-semaphore");
 
     /** The contention phase's watchdog lease; long holds last 1.4 leases. */
     private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
@@ -204,14 +206,14 @@ public final class MixedVersionWorker {
             boolean longHold = !kind.equals("lease") && thread == 0 && i % 12 == 0;
             long holdMillis = !longHold ? random.nextInt(15)
                     : (kind.equals("quorum") ? QUORUM_LEASE : SHORT_LEASE).toMillis() * 7 / 5;
-            LockMode mode = kind.equals("fair") ? LockMode.FAIR
+            LockMode mode = kind.startsWith("fair") ? LockMode.FAIR
                     : kind.equals("rw") ? (random.nextInt(3) == 0 ? LockMode.WRITE : LockMode.READ) : LockMode.EXCLUSIVE;
             LockOptions options = LockOptions.defaults().withMode(mode).withWaitTime(Duration.ofSeconds(10));
             if (kind.equals("lease")) {
                 options = options.withLeaseTime(Duration.ofMillis(1500));
                 holdMillis = random.nextInt(12) == 0 ? 400 : holdMillis;
             }
-            if (kind.equals("semaphore")) {
+            if (kind.endsWith("semaphore")) {
                 options = options.withPermits(SEMAPHORE_LIMIT, 1 + random.nextInt(2));
             }
             List<String> keys = new ArrayList<>(List.of(kind + ":0", kind + ":1", kind + ":2"));
@@ -229,13 +231,13 @@ public final class MixedVersionWorker {
      */
     private void pingPong(LockService locks, String kind, long deadline) throws Exception {
         for (int round = 0; round < 100 && System.nanoTime() < deadline; round++) {
-            LockMode mode = kind.equals("fair") ? LockMode.FAIR
+            LockMode mode = kind.startsWith("fair") ? LockMode.FAIR
                     : kind.equals("rw") ? (round % 2 == 0 ? LockMode.WRITE : LockMode.READ) : LockMode.EXCLUSIVE;
             LockOptions options = LockOptions.defaults().withMode(mode).withWaitTime(Duration.ofSeconds(8));
             if (kind.equals("lease")) {
                 options = options.withLeaseTime(WAKE_LEASE);
             }
-            if (kind.equals("semaphore")) {
+            if (kind.endsWith("semaphore")) {
                 options = options.withPermits(1);
             }
             List<String> keys = kind.equals("multi") ? List.of("wake-multi:0", "wake-multi:1") : List.of("wake-" + kind);
@@ -313,7 +315,7 @@ public final class MixedVersionWorker {
         long others = ((Number) counts.get(1)).longValue();
         if (inside > limit || others > 0) {
             violation(kind, key + " " + mode + " granted (token " + token + ") with " + inside + " of " + side
-                    + " inside (limit " + limit + ") and " + others + " of " + other);
+                    + " inside (limit " + limit + ")" + (other.isEmpty() ? "" : " and " + others + " of " + other));
         }
         if (token <= floor) {
             violation(kind, key + " token " + token + " not above " + floor + ", released before the call began");
