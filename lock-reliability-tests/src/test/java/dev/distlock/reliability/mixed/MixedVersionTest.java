@@ -30,7 +30,7 @@ import dev.distlock.test.RedisTest;
 @RedisTest
 class MixedVersionTest {
 
-    private static final String CONTENTION_SECONDS = "7";
+    private static final String CONTENTION_SECONDS = "8";
 
     private static final String WAKE_SECONDS = "5";
 

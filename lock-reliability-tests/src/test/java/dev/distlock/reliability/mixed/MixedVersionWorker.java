@@ -52,8 +52,11 @@ public final class MixedVersionWorker {
     static final List<String> WAKE_KINDS = List.of("exclusive", "lease", "fair", "rw", "multi", "semaphore",
             "fair-semaphore");
 
-    /** The contention phase's watchdog lease; long holds last 1.4 leases. */
-    private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
+    /**
+     * The contention phase's watchdog lease; long holds last 1.4 leases. Renewed every third of it, so a watchdog
+     * starved by a loaded machine (2 cores, both JVMs starting) still has 1.3 s of slack.
+     */
+    private static final Duration SHORT_LEASE = Duration.ofSeconds(2);
 
     /** Quorum mode wants a node timeout (200 ms) of at most a tenth of the lease. */
     private static final Duration QUORUM_LEASE = Duration.ofSeconds(2);
@@ -197,13 +200,13 @@ public final class MixedVersionWorker {
     }
 
     /**
-     * Contends on three keys of one kind until the deadline (at most 400 sections). Thread 0's first section and every
-     * 12th outlive the lease, so the watchdog renews while the other version waits for the key.
+     * Contends on three keys of one kind until the deadline (at most 400 sections). Thread 0's third section outlives
+     * the lease, so the watchdog renews while the other version waits for the key (once: a multi-key hold blocks all).
      */
     private void contend(LockService locks, String kind, int thread, long deadline) throws Exception {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int i = 0; i < 400 && System.nanoTime() < deadline; i++) {
-            boolean longHold = !kind.equals("lease") && thread == 0 && i % 12 == 0;
+            boolean longHold = !kind.equals("lease") && thread == 0 && i == 2;
             long holdMillis = !longHold ? random.nextInt(15)
                     : (kind.equals("quorum") ? QUORUM_LEASE : SHORT_LEASE).toMillis() * 7 / 5;
             LockMode mode = kind.startsWith("fair") ? LockMode.FAIR
