@@ -46,6 +46,10 @@ final class GrantFailures {
      * undo. An interrupt is reported as such, with the thread's flag left set.
      */
     LockException failed(DataAccessException cause) {
+        LockException otherLayout = LayoutRefusal.during("acquiring", this.hold.key(), cause);
+        if (otherLayout != null) {
+            return otherLayout; // refused before any write: nothing to undo
+        }
         LockException refused = PermissionRefusals.during("acquiring", this.hold.key(), cause);
         if (refused != null) {
             // Redis answered. With the ACL guard the script refused before writing; without it (a user granted

@@ -51,6 +51,12 @@ public final class RedisLockService extends AbstractLockService implements LockI
      */
     public static final String ACCESS_CHECK_KEY = "distlock-access-check";
 
+    /**
+     * The data layout this version reads and writes (docs/data-layout.md). A call that meets data of another layout
+     * fails with {@link dev.distlock.LockLayoutException} naming both, and grants nothing.
+     */
+    public static final int DATA_LAYOUT = 1;
+
     private final LockEngine engine;
 
     private final int maxKeyLength;

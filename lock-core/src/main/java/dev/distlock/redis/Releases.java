@@ -157,6 +157,9 @@ final class Releases implements RedisLockHandle.Releaser {
     private LockException failed(RedisLockHandle handle, DataAccessException ex) {
         Hold hold = handle.hold;
         LockException refused = PermissionRefusals.during("releasing", hold.key(), ex);
+        if (refused == null) {
+            refused = LayoutRefusal.during("releasing", hold.key(), ex);
+        }
         if (refused == null) { // what the local queue believes of the lock may be stale: its waiters ask Redis
             this.queues.unreachable(hold.key());
         }

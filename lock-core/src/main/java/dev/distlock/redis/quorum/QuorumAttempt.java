@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import dev.distlock.KeyText;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInterruptedException;
+import dev.distlock.LockLayoutException;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
@@ -120,6 +121,13 @@ final class QuorumAttempt {
             }
             else if (grant != null) {
                 refused++;
+            }
+        }
+        for (Answer<Optional<LockHandle>> answer : answers) {
+            if (answer.failure() instanceof LockLayoutException otherLayout) {
+                // not a master that failed to answer: one that holds data of another layout, so no grant
+                this.service.masters.releaseAll(granted);
+                throw otherLayout;
             }
         }
         int quorum = this.service.masters.quorum;

@@ -92,7 +92,7 @@ end
 -- 'fence' and 'chain' are written together, by a run's first grant, and neither is ever deleted alone (only the
 -- hash's expiry removes them): the one read below stands for both. Each field read costs Redis more than the
 -- branch it saves, so a cycle's grant reads these two only; 'until' is read where a delayed release needs it.
-local state = redis.pcall('HMGET', KEYS[1], 'owner', 'fence')
+local state = redis.pcall('HMGET', KEYS[1], 'owner', 'fence', 'layout')
 if state.err then
   -- the single-hold layout, read second (a fixed lease's grant, or a wrong guess of the form): in the hash
   --#include to-hash.lua (defines singleHold, toHash)
@@ -100,7 +100,11 @@ if state.err then
   if refused then
     return refused
   end
-  state = redis.call('HMGET', KEYS[1], 'owner', 'fence')
+  state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'layout')
+end
+if state[3] then
+  --#include layout.lua (defines otherLayout)
+  return otherLayout(state[3])
 end
 local owner, lastFence = state[1], state[2]
 if owner == OWNER_TOKEN then

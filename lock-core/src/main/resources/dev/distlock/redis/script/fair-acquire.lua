@@ -26,7 +26,11 @@
 --#include fair-queue.lua (defines dropLapsed)
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include delayed-release.lua (defines heldFor)
-local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until', 'fence', 'chain')
+local ownerState = redis.call('HMGET', KEYS[1], 'owner', 'until', 'fence', 'chain', 'layout')
+if ownerState[5] then
+  --#include layout.lua (defines otherLayout)
+  return otherLayout(ownerState[5])
+end
 local owner = ownerState[1]
 local watched = WATCHDOG == '1'
 local now = redis.call('TIME')

@@ -46,7 +46,11 @@ else
   if REENTRY == '1' then
     return 0
   end
-  local writerState = redis.call('HMGET', KEYS[3], 'owner', 'until')
+  local writerState = redis.call('HMGET', KEYS[3], 'owner', 'until', 'layout')
+  if writerState[3] then
+    --#include layout.lua (defines otherLayout)
+    return otherLayout(writerState[3])
+  end
   local writer = writerState[1]
   local writerHeld = heldFor(writer, writerState[2]) -- a writer's delayed release: held until its delay ends
   if writerHeld == 0 then

@@ -42,7 +42,11 @@ local refused = countRefused(KEYS[1], KEYS[2])
 if refused then
   return refused
 end
-local count = permitsInUse(KEYS[1], KEYS[2], nowMillis)
+local count, layout = permitsInUse(KEYS[1], KEYS[2], nowMillis)
+if layout then
+  --#include layout.lua (defines otherLayout)
+  return otherLayout(layout)
+end
 local heldUntil = tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
 if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
   refused = refusedGrant and refusedGrant('HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[3],

@@ -4,7 +4,8 @@
 -- permits it holds, 'count' = their sum, 'waiting' = a waiting caller was refused since the last release message). Both
 -- keys always get the same expiry, at least the latest lease end. permitsInUse(leases, permits, nowMillis) first frees
 -- the permits of holders whose lease ran out (a holder that died frees its permits at its lease end, never later), then
--- returns the count. The count is kept from the permits of live holders only, so it can never drift below zero or above
+-- returns the count; or nil and the found layout when the permits hash holds a later layout's 'layout' field (see
+-- layout.lua), having changed nothing. The count is kept from the permits of live holders only, so it can never drift below zero or above
 -- what they hold. Its writes leave the count consistent on their own, so the ACL guard (acl-guard.lua) checks them
 -- apart, right before: countRefused.
 local function countRefused(leases, permits)
@@ -12,7 +13,11 @@ local function countRefused(leases, permits)
     'EXISTS', permits, 'HSET', permits)
 end
 local function permitsInUse(leases, permits, nowMillis)
-  local count = tonumber(redis.call('HGET', permits, 'count') or 0)
+  local state = redis.call('HMGET', permits, 'count', 'layout')
+  if state[2] then
+    return nil, state[2]
+  end
+  local count = tonumber(state[1] or 0)
   for _, gone in ipairs(redis.call('ZRANGEBYSCORE', leases, '-inf', nowMillis)) do
     count = count - tonumber(redis.call('HGET', permits, gone) or 0)
     redis.call('HDEL', permits, gone)

@@ -30,7 +30,11 @@ local refused = countRefused(KEYS[1], KEYS[2])
 if refused then
   return refused
 end
-local count = permitsInUse(KEYS[1], KEYS[2], nowMillis)
+local count, layout = permitsInUse(KEYS[1], KEYS[2], nowMillis)
+if layout then
+  --#include layout.lua (defines otherLayout)
+  return otherLayout(layout)
+end
 if not redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) then
   return -2
 end
