@@ -144,7 +144,8 @@ public final class ExplorerSoak {
             failures += result.failed() ? 1 : 0;
         }
         StringBuilder text = new StringBuilder();
-        text.append(String.format("%n=== explorer summary: %d seeds in %d min %d s, faults %s, quorum %s, mixed %s ===%n",
+        text.append(String.format(
+                "%n=== explorer summary: %d seeds in %d min %d s, faults %s, quorum %s, mixed %s ===%n",
                 this.results.size(), took.toMinutes(), took.toSecondsPart(), this.faults, this.quorum, this.mixed));
         text.append(String.format("%-40s %12s%n", "operation", "count"));
         operations.forEach((kind, count) -> text.append(String.format("%-40s %12d%n", kind, count)));

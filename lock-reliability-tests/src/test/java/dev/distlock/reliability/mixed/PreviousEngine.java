@@ -21,8 +21,8 @@ import dev.distlock.LockService;
  * build of lock-core, loaded child-first by its own class loader, except the API package {@code dev.distlock}, which
  * both engines share. The previous services therefore implement today's {@link LockService}, take today's options
  * and throw today's exception classes (held, unavailable, lease lost keep their meaning with no translation); all
- * that runs against Redis, the engine and its Lua scripts, is the previous code. An API change that the previous
- * engine cannot link against fails loudly (a {@link LinkageError}), it is never adapted.
+ * that runs against Redis, the engine and its Lua scripts, is the previous code. An API change between the two
+ * ({@link PreviousApi}) stops the mode before it runs; nothing is adapted.
  */
 public final class PreviousEngine {
 
@@ -50,6 +50,13 @@ public final class PreviousEngine {
             Path work = Files.createTempDirectory("distlock-previous-layout");
             Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(work)));
             Path classes = PreviousLayout.build(root, commit, work, PreviousLayout.dependencies(classpath));
+            List<String> differences = PreviousApi.differences(classes, PreviousEngine.class.getClassLoader());
+            if (!differences.isEmpty()) {
+                throw new AssertionError("The previous layout's code (" + commit + ") cannot run on today's API "
+                        + "package as the explorer's mixed mode runs it (one shared API, nothing adapted): "
+                        + String.join("; ", differences) + ". Run the explorer with -Dexplorer.mixed=never until "
+                        + "PreviousEngine adapts these differences.");
+            }
             loaded = new PreviousEngine(commit, new ChildFirst(classes, PreviousEngine.class.getClassLoader()),
                     (System.nanoTime() - start) / 1_000_000);
         }

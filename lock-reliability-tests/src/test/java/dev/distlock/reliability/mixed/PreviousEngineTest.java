@@ -3,10 +3,18 @@ package dev.distlock.reliability.mixed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
+
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -23,7 +31,7 @@ import dev.distlock.test.RedisTest;
 /**
  * The fault explorer's mixed mode runs the previous layout's engine in the explorer's JVM: its service's classes and
  * Lua scripts come from the previous build's class loader, only the API package is shared, and it contends with a
- * current service on one Redis with the API's own exceptions.
+ * current service on one Redis with the API's own exceptions. An API that differs from today's stops the mode.
  */
 @RedisTest
 class PreviousEngineTest {
@@ -49,13 +57,15 @@ class PreviousEngineTest {
             assertThat(previous.getClass().getClassLoader()).isSameAs(engine.loader());
             assertThat(Class.forName("dev.distlock.redis.script.ScriptLayout", false, engine.loader())
                 .getClassLoader()).isSameAs(engine.loader());
-            assertThat(engine.loader().getResource("dev/distlock/redis/script/acquire.lua").toString())
-                .contains("distlock-previous-layout").isNotEqualTo(
-                        RedisLockService.class.getClassLoader().getResource("dev/distlock/redis/script/acquire.lua")
-                            .toString());
+            String script = "dev/distlock/redis/script/acquire.lua";
+            assertThat(engine.loader().getResource(script).toString()).contains("distlock-previous-layout")
+                .isNotEqualTo(RedisLockService.class.getClassLoader().getResource(script).toString());
             assertThat(Class.forName("dev.distlock.LockService", false, engine.loader())).isSameAs(LockService.class);
             assertThat(PreviousEngine.ChildFirst.shared("dev.distlock.LockOptions")).isTrue();
             assertThat(PreviousEngine.ChildFirst.shared("dev.distlock.reactor.ReactiveLocks")).isFalse();
+            Path classes = Path.of(engine.loader().getResource("dev/distlock/LockService.class").toURI()).getParent()
+                .getParent().getParent();
+            assertThat(PreviousApi.differences(classes, getClass().getClassLoader())).isEmpty();
 
             // the two contend on one key, with the API's exceptions and rising fencing tokens
             long first;
@@ -72,7 +82,6 @@ class PreviousEngineTest {
                 Optional<LockHandle> refused = previous.tryAcquire("mixed:explorer", LockOptions.defaults());
                 assertThat(refused).isEmpty();
             }
-            assertThat(engine.buildMillis()).isPositive();
         }
         finally {
             if (previous != null) {
@@ -83,5 +92,39 @@ class PreviousEngineTest {
             }
             factory.destroy();
         }
+    }
+
+    @Test
+    void anApiThatDiffersFromTodaysIsRefusedWithEveryDifference(@TempDir Path work) throws Exception {
+        // a "previous" API package in which the timeout had another parent and members today's lacks, the lock
+        // modes another constant, and an interface fewer methods than today's
+        Path sources = Files.createDirectories(work.resolve("src/dev/distlock"));
+        Files.writeString(sources.resolve("LockTimeoutException.java"), """
+                package dev.distlock;
+                public class LockTimeoutException extends RuntimeException {
+                    public LockTimeoutException(String key) { super(key); }
+                    public long waitedMillis() { return 0; }
+                }
+                """);
+        Files.writeString(sources.resolve("LockMode.java"), "package dev.distlock; public enum LockMode { SHARED }");
+        Files.writeString(sources.resolve("LockInspection.java"),
+                "package dev.distlock; public interface LockInspection { }");
+        Path classes = Files.createDirectories(work.resolve("classes"));
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        try (Stream<Path> files = Files.list(sources)) {
+            assertThat(javac.run(null, null, null, Stream.concat(Stream.of("-d", classes.toString()),
+                    files.map(Path::toString)).toArray(String[]::new))).isZero();
+        }
+
+        List<String> differences = PreviousApi.differences(classes, getClass().getClassLoader());
+
+        assertThat(differences).contains(
+                "dev.distlock.LockTimeoutException: supertypes [java.lang.RuntimeException] became "
+                        + "[dev.distlock.LockException]",
+                "dev.distlock.LockTimeoutException: long waitedMillis() is gone",
+                "dev.distlock.LockTimeoutException: new(java.lang.String) is gone",
+                "dev.distlock.LockMode: field dev.distlock.LockMode SHARED is gone")
+            .anyMatch(d -> d.startsWith("dev.distlock.LockInspection: abstract ")
+                    && d.endsWith(" is new (the previous engine does not implement it)"));
     }
 }
