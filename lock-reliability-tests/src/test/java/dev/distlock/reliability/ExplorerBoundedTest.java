@@ -7,6 +7,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.reliability.mixed.PreviousEngine;
+
 /**
  * The fault explorer's bounded run, part of the test command: a few fixed seeds of seeded operations and wire faults
  * (about 95 s in all), each checked for every invariant of docs/fault-explorer.md. A failure names the seed, shows the
@@ -40,6 +42,9 @@ class ExplorerBoundedTest {
         }
         System.out.println(soak.summary(java.time.Duration.ofNanos(mixedStart - start)));
         System.out.println(mixed.summary(java.time.Duration.ofNanos(System.nanoTime() - mixedStart)));
+        PreviousEngine previous = PreviousEngine.load();
+        System.out.println("[explorer] mixed seed: the previous layout's code (" + previous.commit() + ") built in "
+                + previous.buildMillis() + " ms");
         assertThat(reports).as("explorer failures").isEmpty();
     }
 }
