@@ -9,6 +9,7 @@ import java.util.Map;
  *
  * @param seed the seed
  * @param quorum whether the run was in quorum mode
+ * @param mixed whether its last service ran the previous layout's code
  * @param took how long the run took, set-up and end checks included
  * @param operations operations run, per kind
  * @param faults faults injected, per kind
@@ -16,8 +17,8 @@ import java.util.Map;
  * @param violations what broke, in the order found
  * @param excerpt the events before the first violation
  */
-record ExplorerResult(long seed, boolean quorum, Duration took, Map<String, Long> operations, Map<String, Long> faults, long checks,
-        List<String> violations, List<String> excerpt) {
+record ExplorerResult(long seed, boolean quorum, boolean mixed, Duration took, Map<String, Long> operations,
+        Map<String, Long> faults, long checks, List<String> violations, List<String> excerpt) {
 
     boolean failed() {
         return !this.violations.isEmpty();

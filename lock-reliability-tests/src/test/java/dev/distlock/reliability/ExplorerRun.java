@@ -20,6 +20,7 @@ import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.redis.quorum.QuorumLockService;
+import dev.distlock.reliability.mixed.PreviousEngine;
 import dev.distlock.test.FaultProxy;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
@@ -103,7 +104,10 @@ final class ExplorerRun {
             RedisNode resourceServer = servers.start();
             List<FaultProxy> proxies = this.proxies;
             List<LockService> services = new ArrayList<>();
-            this.journal.log("run of seed " + this.settings.seed() + (this.settings.quorum() ? " in quorum mode" : ""));
+            PreviousEngine previous = this.settings.mixed() ? PreviousEngine.load() : null;
+            this.journal.log("run of seed " + this.settings.seed() + (this.settings.quorum() ? " in quorum mode" : "")
+                    + (previous == null ? "" : ", mixed: service " + (this.settings.services() - 1)
+                            + " runs the previous layout's code (" + previous.commit() + ")"));
             try {
                 StringRedisTemplate resourceClient = clients.template(resourceServer.port(), Duration.ofSeconds(5));
                 for (String key : allKeys()) {
@@ -121,8 +125,9 @@ final class ExplorerRun {
                     }
                     proxies.addAll(own);
                     this.serviceProxies.add(own);
+                    boolean last = s == this.settings.services() - 1;
                     services.add(service(clients, own.stream().map(FaultProxy::port).toList(),
-                            ExplorerSettings.COMMAND_TIMEOUT));
+                            ExplorerSettings.COMMAND_TIMEOUT, last ? previous : null));
                 }
                 List<Thread> workers = new ArrayList<>();
                 for (int s = 0; s < services.size(); s++) {
@@ -130,6 +135,9 @@ final class ExplorerRun {
                         Thread worker = new Thread(new ExplorerWorker(this, s, services.get(s), random.nextLong()),
                                 "explorer-s" + s + "-w" + w);
                         worker.setDaemon(true);
+                        // an Error (a LinkageError of the previous engine among them) must not just end a client
+                        worker.setUncaughtExceptionHandler((thread, ex) -> this.journal.violation("client thread "
+                                + thread.getName() + " died: " + ex + stack(ex)));
                         workers.add(worker);
                     }
                 }
@@ -158,6 +166,7 @@ final class ExplorerRun {
                 waitForTracked();
                 checkHistory();
                 checkSemaphores();
+                checkPreviousServiceWorked();
                 long freedAt = System.nanoTime();
                 if (!this.settings.quorum()) { // quorum mode has its own waiter lease and wakes by polling
                     this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
@@ -177,7 +186,8 @@ final class ExplorerRun {
                 this.helper.shutdownNow();
             }
         }
-        return new ExplorerResult(this.settings.seed(), this.settings.quorum(), Duration.ofNanos(System.nanoTime() - started),
+        return new ExplorerResult(this.settings.seed(), this.settings.quorum(), this.settings.mixed(),
+                Duration.ofNanos(System.nanoTime() - started),
                 this.journal.operationCounts(), this.journal.faultCounts(), this.journal.checkCount(),
                 this.journal.violations(), this.journal.excerpt());
     }
@@ -244,6 +254,26 @@ final class ExplorerRun {
 
     /** A service on these ports: a Redis lock service on one, a quorum service on three. */
     LockService service(Clients clients, List<Integer> ports, Duration commandTimeout) {
+        return service(clients, ports, commandTimeout, null);
+    }
+
+    /** The same, of the previous layout's code when {@code previous} is given (mixed mode). */
+    private LockService service(Clients clients, List<Integer> ports, Duration commandTimeout,
+            PreviousEngine previous) {
+        if (previous != null) {
+            List<StringRedisTemplate> templates = ports.stream().map(p -> clients.template(p, commandTimeout)).toList();
+            LockService service = ports.size() == 1
+                    ? previous.redisService(templates.get(0), ExplorerSettings.WATCHDOG_LEASE,
+                            ExplorerSettings.WAITER_LEASE)
+                    : previous.quorumService(templates, ExplorerSettings.WATCHDOG_LEASE.dividedBy(10),
+                            ExplorerSettings.WATCHDOG_LEASE);
+            if (service.getClass().getClassLoader() != previous.loader()) {
+                throw new AssertionError("the mixed mode's service " + service.getClass() + " is not the previous "
+                        + "layout's: it came from " + service.getClass().getClassLoader());
+            }
+            clients.register((AutoCloseable) service);
+            return service;
+        }
         if (ports.size() == 1) {
             return clients.service(ports.get(0), commandTimeout, b -> b.watchdogLease(ExplorerSettings.WATCHDOG_LEASE)
                 .waiterLease(ExplorerSettings.WAITER_LEASE));
@@ -349,6 +379,24 @@ final class ExplorerRun {
         }
     }
 
+    /**
+     * In mixed mode, the previous layout's service must have been granted locks: a run in which its every call failed
+     * (an engine that cannot link against today's API, say) would otherwise pass with nothing mixed checked.
+     */
+    private void checkPreviousServiceWorked() {
+        if (!this.settings.mixed()) {
+            return;
+        }
+        String prefix = "s" + (this.settings.services() - 1) + "-";
+        long granted = this.sections.values().stream().flatMap(List::stream)
+            .filter(section -> section.client().startsWith(prefix)).count();
+        this.journal.checked();
+        if (granted == 0) {
+            this.journal.violation("mixed mode: the previous layout's service (" + prefix + "*) was granted no lock in "
+                    + "the whole run, so nothing of mixed versions was checked");
+        }
+    }
+
     /** The semaphore checks of {@link ExplorerSemaphoreChecks}, outside quorum mode (which takes no permits). */
     private void checkSemaphores() {
         if (this.settings.quorum()) {
@@ -369,8 +417,16 @@ final class ExplorerRun {
     }
 
     static String stack(Thread thread) {
+        return stack(thread.getStackTrace());
+    }
+
+    static String stack(Throwable failure) {
+        return stack(failure.getStackTrace());
+    }
+
+    private static String stack(StackTraceElement[] elements) {
         StringBuilder text = new StringBuilder();
-        for (StackTraceElement element : thread.getStackTrace()) {
+        for (StackTraceElement element : elements) {
             text.append("\n    at ").append(element);
         }
         return text.toString();

@@ -15,9 +15,10 @@ import java.util.Set;
  * @param services how many lock services (each with its own proxy, clients and watchdog)
  * @param workersPerService client threads per service
  * @param quorum whether the services are quorum services over three masters (each master behind its own proxy)
+ * @param mixed whether the last service runs the previous layout's code (mixed versions, docs/upgrading.md)
  */
 record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int services, int workersPerService,
-        boolean quorum) {
+        boolean quorum, boolean mixed) {
 
     /**
      * Every fault kind: the wire faults of each service's proxy, Redis paused with SIGSTOP, and a lock's lease deleted
@@ -47,15 +48,11 @@ record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int ser
 
     /**
      * @param quorum {@code never}, {@code always}, or {@code some}: one seed in three, decided by the seed
+     * @param mixed the same for the mixed-version mode (drawn apart from quorum mode)
      */
-    static ExplorerSettings of(long seed, Duration runTime, String faults, String quorum) {
-        boolean quorumRun = switch (quorum) {
-            case "never" -> false;
-            case "always" -> true;
-            case "some" -> new java.util.Random(seed ^ 0x5DEECE66DL).nextInt(3) == 0;
-            default -> throw new IllegalArgumentException("explorer.quorum must be never, always or some, but was '"
-                    + quorum + "'");
-        };
+    static ExplorerSettings of(long seed, Duration runTime, String faults, String quorum, String mixed) {
+        boolean quorumRun = mode("explorer.quorum", quorum, new java.util.Random(seed ^ 0x5DEECE66DL));
+        boolean mixedRun = mode("explorer.mixed", mixed, new java.util.Random(seed ^ 0x4D49584544L));
         Set<String> kinds = new LinkedHashSet<>();
         for (String kind : faults.split(",")) {
             String trimmed = kind.trim();
@@ -76,6 +73,16 @@ record ExplorerSettings(long seed, Duration runTime, Set<String> faults, int ser
                 kinds.add(trimmed);
             }
         }
-        return new ExplorerSettings(seed, runTime, kinds, 2, 3, quorumRun);
+        return new ExplorerSettings(seed, runTime, kinds, 2, 3, quorumRun, mixedRun);
+    }
+
+    private static boolean mode(String property, String value, java.util.Random draw) {
+        return switch (value) {
+            case "never" -> false;
+            case "always" -> true;
+            case "some" -> draw.nextInt(3) == 0;
+            default -> throw new IllegalArgumentException(property + " must be never, always or some, but was '"
+                    + value + "'");
+        };
     }
 }

@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * <p>Settings (system properties, or {@code --name=value} arguments to {@link #main}): {@code explorer.seeds} (a
  * comma-separated list, or {@code random}), {@code explorer.minutes} (how long to keep drawing new seeds when the seeds
  * are random), {@code explorer.seconds} (per seed, default 20), {@code explorer.faults} (comma-separated kinds of
- * {@link ExplorerSettings#ALL_FAULTS}, {@code all} or {@code none}), {@code explorer.stopOnFailure}.
+ * {@link ExplorerSettings#ALL_FAULTS}, {@code all} or {@code none}), {@code explorer.quorum} and {@code explorer.mixed}
+ * ({@code never}, {@code always}, {@code some}: one seed in three), {@code explorer.stopOnFailure}.
  */
 public final class ExplorerSoak {
 
@@ -26,17 +27,21 @@ public final class ExplorerSoak {
 
     private final String quorum;
 
-    ExplorerSoak(String faults, int seconds, String quorum) {
+    private final String mixed;
+
+    ExplorerSoak(String faults, int seconds, String quorum, String mixed) {
         this.faults = faults;
         this.seconds = seconds;
         this.quorum = quorum;
+        this.mixed = mixed;
     }
 
     public static void main(String[] arguments) throws Exception {
         for (String argument : arguments) {
             if (!argument.startsWith("--") || !argument.contains("=")) {
                 throw new IllegalArgumentException("Arguments are --seeds=..., --minutes=..., --seconds=..., "
-                        + "--faults=..., --quorum=never|always|some, --stopOnFailure=true; got '" + argument + "'");
+                        + "--faults=..., --quorum=never|always|some, --mixed=never|always|some, --stopOnFailure=true; "
+                        + "got '" + argument + "'");
             }
             String[] pair = argument.substring(2).split("=", 2);
             System.setProperty("explorer." + pair[0], pair[1]);
@@ -47,7 +52,8 @@ public final class ExplorerSoak {
 
     static ExplorerSoak fromProperties() {
         return new ExplorerSoak(System.getProperty("explorer.faults", "all"),
-                Integer.getInteger("explorer.seconds", 20), System.getProperty("explorer.quorum", "some"));
+                Integer.getInteger("explorer.seconds", 20), System.getProperty("explorer.quorum", "some"),
+                System.getProperty("explorer.mixed", "some"));
     }
 
     /** Runs the seeds the properties name; returns the failed runs. */
@@ -69,7 +75,7 @@ public final class ExplorerSoak {
             long seed = fixed.isEmpty() ? seedSource.nextLong() : fixed.get(i);
             ExplorerResult result = runSeed(seed);
             System.out.printf("[explorer] %s seed %d%s: %s in %d s, %d operations, %d faults, %d checks, %d violations"
-                    + " (elapsed %d s)%n", result.failed() ? "FAIL" : "ok  ", seed, result.quorum() ? " (quorum)" : "",
+                    + " (elapsed %d s)%n", result.failed() ? "FAIL" : "ok  ", seed, mode(result),
                     result.failed() ? "FAILED" : "clean", result.took().toSeconds(), sum(result.operations()),
                     sum(result.faults()), result.checks(), result.violations().size(),
                     (System.nanoTime() - start) / 1_000_000_000L);
@@ -87,7 +93,7 @@ public final class ExplorerSoak {
 
     ExplorerResult runSeed(long seed) throws Exception {
         ExplorerResult result = new ExplorerRun(ExplorerSettings.of(seed, Duration.ofSeconds(this.seconds),
-                this.faults, this.quorum)).run();
+                this.faults, this.quorum, this.mixed)).run();
         this.results.add(result);
         return result;
     }
@@ -117,7 +123,12 @@ public final class ExplorerSoak {
         return "mvn -B -ntp -pl lock-reliability-tests -am verify -Dtest=ExplorerSoakTest "
                 + "-Dsurefire.failIfNoSpecifiedTests=false -Dexcluded.test.groups=none -Dexplorer.seeds=" + seed
                 + " -Dexplorer.seconds=" + this.seconds + " -Dexplorer.faults=" + this.faults + " -Dexplorer.quorum="
-                + this.quorum;
+                + this.quorum + " -Dexplorer.mixed=" + this.mixed;
+    }
+
+    private static String mode(ExplorerResult result) {
+        String mode = (result.quorum() ? ", quorum" : "") + (result.mixed() ? ", mixed" : "");
+        return mode.isEmpty() ? "" : " (" + mode.substring(2) + ")";
     }
 
     /** The table at the end: operations per kind, faults per kind, checks, failures. */
@@ -133,8 +144,9 @@ public final class ExplorerSoak {
             failures += result.failed() ? 1 : 0;
         }
         StringBuilder text = new StringBuilder();
-        text.append(String.format("%n=== explorer summary: %d seeds in %d min %d s, faults %s, quorum %s ===%n",
-                this.results.size(), took.toMinutes(), took.toSecondsPart(), this.faults, this.quorum));
+        text.append(String.format(
+                "%n=== explorer summary: %d seeds in %d min %d s, faults %s, quorum %s, mixed %s ===%n",
+                this.results.size(), took.toMinutes(), took.toSecondsPart(), this.faults, this.quorum, this.mixed));
         text.append(String.format("%-40s %12s%n", "operation", "count"));
         operations.forEach((kind, count) -> text.append(String.format("%-40s %12d%n", kind, count)));
         text.append(String.format("%-40s %12d%n", "operations in all", sum(operations)));
