@@ -95,7 +95,7 @@ class RenewScriptTest {
         long fence = grant(hash, "owner-a", "1", "10000", true);
         long handed = this.scripts.handOff(hash, hash + ":freed",
                 "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
-                new LockType.Grant("2", "10000", true, false, false), false, true, "60000").run();
+                new LockType.Grant("2", "10000", true, false, false), false, "60000").run();
         assertThat(handed).isGreaterThan(fence);
 
         assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
@@ -115,7 +115,7 @@ class RenewScriptTest {
 
     private long grant(String hash, String owner, String holdId, String leaseMillis, boolean watchdog) {
         long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false,
-                false), true)
+                false))
             .run();
         assertThat(fence).isPositive();
         return fence;
@@ -124,11 +124,11 @@ class RenewScriptTest {
     private long release(String hash, String owner, String holdId, boolean watchdog, String keepHeldMillis) {
         return this.scripts.release(hash, hash + ":freed",
                 owner, new LockType.Release(holdId, 0, watchdog, keepHeldMillis),
-                "distlock:{x}:released", "test", "60000", "PUBLISH", false, true).run();
+                "distlock:{x}:released", "test", "60000", "PUBLISH", false).run();
     }
 
     private int renew(String hash, String owner) {
-        return this.scripts.renewals().renew(List.of(hash), List.of(owner), LONG_LEASE, true)[0];
+        return this.scripts.renewals().renew(List.of(hash), List.of(owner), LONG_LEASE)[0];
     }
 
     private long ttl(String hash) {
