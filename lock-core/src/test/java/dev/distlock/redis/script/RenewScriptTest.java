@@ -79,6 +79,28 @@ class RenewScriptTest {
     }
 
     @Test
+    void aRenewalNeverShortensALongerFixedLeaseOfTheSameOwner() {
+        String hash = "distlock:{renew7}:lock";
+        grant(hash, "owner-a", "1", "3600000", false); // an hour
+        grant(hash, "owner-a", "2", "10000", true); // a watched re-entry: the hour is kept
+        assertThat(ttl(hash)).isGreaterThan(3_000_000);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.RENEWED);
+        assertThat(ttl(hash)).as("the fixed lease's hour, not the renewal's 10 minutes").isGreaterThan(3_000_000);
+    }
+
+    @Test
+    void aBatchRenewsEachOfItsLocksToTheLease() {
+        List<String> hashes = List.of("distlock:{batch}:lock:1", "distlock:{batch}:lock:2", "distlock:{batch}:lock:3");
+        grant(hashes.get(0), "owner-a", "1", "10000", true);
+        grant(hashes.get(1), "owner-b", "1", "10000", true);
+        assertThat(this.scripts.renewals().renew(hashes, List.of("owner-a", "owner-x", "owner-c"), LONG_LEASE))
+            .containsExactly(LockScripts.RENEWED, LockScripts.NOT_HELD_BY_OWNER, LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(ttl(hashes.get(0))).isBetween(590_000L, 600_000L);
+        assertThat(ttl(hashes.get(1))).as("another owner's: left as it was").isLessThanOrEqualTo(10_000);
+        assertThat(this.redis.call("EXISTS", hashes.get(2))).isEqualTo("0");
+    }
+
+    @Test
     void aLockKeptByADelayedReleaseIsNotRenewed() {
         String hash = "distlock:{renew3}:lock";
         grant(hash, "owner-a", "1", "10000", true);
