@@ -144,9 +144,13 @@ public final class CycleInstructions {
         }
     }
 
-    /** The {@code PEXPIRE} calls Redis has run so far, those inside scripts included (INFO commandstats). */
+    /**
+     * The {@code PEXPIRE} and {@code PEXPIREAT} calls Redis has run so far, those inside scripts included (INFO
+     * commandstats): one per renewed lock (distlock's renew.lua extends with PEXPIREAT on Redis 7).
+     */
     private static long pexpireCalls(StatefulRedisConnection<String, String> probe) {
-        return RedisProbe.commandStats(probe.sync().info("commandstats"), "calls").getOrDefault("pexpire", 0L);
+        Map<String, Long> calls = RedisProbe.commandStats(probe.sync().info("commandstats"), "calls");
+        return calls.getOrDefault("pexpire", 0L) + calls.getOrDefault("pexpireat", 0L);
     }
 
     /** Opens a client, retrying while Redis (slow under valgrind) is still starting. */

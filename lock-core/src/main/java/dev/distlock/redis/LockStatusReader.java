@@ -30,7 +30,7 @@ import dev.distlock.redis.script.LockKeys;
 /**
  * Reads one key's locks of every type from Redis for {@link RedisLockService#inspect}: plain commands (GET, HGETALL,
  * HMGET, PTTL, ZRANGE, TIME), never a script, so that the instance records, outside the lock's Cluster slot, are
- * read the same way. The plain lock's forms are parsed by {@link PlainLock}; the other structures are those of
+ * read the same way. The plain lock's hash is parsed by {@link PlainLock}; the other structures are those of
  * read-acquire.lua, sem-acquire.lua and fair-acquire.lua. Holders' instances come from their owner tokens (see
  * {@link InstanceRecord}).
  */

@@ -120,9 +120,7 @@ final class ReconnectCheck implements AutoCloseable {
         if (hold.holdKey().mode() == LockMode.READ || hold.holdKey().mode().isSemaphore()) {
             return this.redis.opsForZSet().score(name, hold.ownerToken()) != null;
         }
-        // the plain lock's single-hold layout is a string: an exclusive lock reads that form first
-        return hold.ownerToken().equals(
-                PlainLock.readOwner(this.redis, name, hold.holdKey().mode() == LockMode.EXCLUSIVE));
+        return hold.ownerToken().equals(PlainLock.readOwner(this.redis, name));
     }
 
     @Override

@@ -24,7 +24,7 @@ import dev.distlock.MultiLockHandle;
 import dev.distlock.test.Await;
 
 /**
- * Holds the Lua scripts to docs/data-layout.md ("layout 1"), for the exclusive lock (both of its forms, waiting marks,
+ * Holds the Lua scripts to docs/data-layout.md ("layout 1"), for the exclusive lock (its hash, waiting marks,
  * hand-offs, delayed release), multi-key locks and the restart-grace marker: operations run through the public API
  * against a real Redis, and after each, exactly what Redis holds (every key, its type, its fields and their values in
  * the documented formats, its expiry) is compared with the specification. A change of the layout not made in the
@@ -33,55 +33,55 @@ import dev.distlock.test.Await;
 class DataLayoutTest extends DataLayoutSupport {
 
     @Test
-    void exclusiveLockCycleIsOneStringAndAFreeLockKeepsItsTokens() {
+    void exclusiveLockCycleIsTheHashAndAFreeLockKeepsItsTokens() {
         RedisLockService locks = service();
         LockHandle first = locks.acquire("k", owner("a"));
         String a = first.ownerToken();
         long token = first.fencingToken();
         DataLayoutSnapshot held = snapshot();
-        String holdId = held.groups("dl:{k}:lock", a + " (" + HOLD_ID + ") " + token + " " + token)[1];
+        String holdId = holdId(held);
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is(a + " " + holdId + " " + token + " " + token), ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(a, holdId, token, token, false))
             .check(held);
 
-        // renewal: the watchdog sets the string's expiry back to the lease; the value stays
+        // renewal: the watchdog extends the hash's expiry back to the lease; the fields stay
         this.data.expire("dl:{k}:lock", Duration.ofSeconds(5));
         Await.until(WAIT, () -> this.data.getExpire("dl:{k}:lock", TimeUnit.MILLISECONDS) > WATCHDOG_LEASE - 3_000,
                 "the watchdog renewed the lock");
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is(a + " " + holdId + " " + token + " " + token), ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(a, holdId, token, token, false))
             .check(snapshot());
 
         first.release();
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is(token + " " + token), ttl(RETENTION))
+            .hash("dl:{k}:lock", ttl(RETENTION), free(token, token))
             .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
 
         LockHandle second = locks.acquire("k", owner("b"));
         String b = second.ownerToken();
         assertThat(second.fencingToken()).isEqualTo(token + 1);
-        String secondHold = snapshot().groups("dl:{k}:lock", b + " (" + HOLD_ID + ") " + (token + 1) + " " + token)[1];
+        String secondHold = holdId(snapshot());
         assertThat(Long.parseLong(secondHold)).isGreaterThan(Long.parseLong(holdId));
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is(b + " " + secondHold + " " + (token + 1) + " " + token), ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(b, secondHold, token + 1, token, false))
             .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
 
         second.release(); // the freed mark keeps the newest releases first (at most 8)
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is((token + 1) + " " + token), ttl(RETENTION))
+            .hash("dl:{k}:lock", ttl(RETENTION), free(token + 1, token))
             .string("dl:{k}:lock:freed", is(b + " " + secondHold + "," + a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
     }
 
     @Test
-    void aReentryTurnsTheStringIntoTheHashAndTheNextWatchedGrantTurnsItBack() {
+    void aReentryAddsAHoldAndTheNextWatchedGrantReusesTheFreeHash() {
         RedisLockService locks = service();
         LockHandle outer = locks.acquire("k", owner("a"));
         String a = outer.ownerToken();
         long token = outer.fencingToken();
-        String outerHold = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        String outerHold = holdId(snapshot());
 
         LockHandle inner = locks.acquire("k", owner("a"));
         assertThat(inner.fencingToken()).isEqualTo(token);
@@ -95,24 +95,21 @@ class DataLayoutTest extends DataLayoutSupport {
         DataLayoutSnapshot afterInner = snapshot();
         String innerHold = afterInner.groups("dl:{k}:lock:freed", a + " (" + HOLD_ID + ")")[1];
         DataLayoutSnapshot.expect()
-            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), is("owner"), is(a), is("holds"), is("1"), is(a), is("1"),
-                    is(outerHold), is("w"), is("fence"), is(Long.toString(token)), is("chain"),
-                    is(Long.toString(token)))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(a, outerHold, token, token, false))
             .string("dl:{k}:lock:freed", is(a + " " + innerHold), ttl(RETENTION))
             .check(afterInner);
 
         outer.release();
         DataLayoutSnapshot.expect()
-            .hash("dl:{k}:lock", ttl(RETENTION), is("fence"), is(Long.toString(token)), is("chain"),
-                    is(Long.toString(token)))
+            .hash("dl:{k}:lock", ttl(RETENTION), free(token, token))
             .string("dl:{k}:lock:freed", is(a + " " + outerHold + "," + a + " " + innerHold), ttl(RETENTION))
             .check(snapshot());
 
-        // a watched grant of the free hash turns it back into the string (single-hold.lua's header says it never does)
+        // a watched grant of the free hash: the next token of the run, 'chain' kept
         LockHandle next = locks.acquire("k", owner("b"));
         String b = next.ownerToken();
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", matches(b + " " + HOLD_ID + " " + (token + 1) + " " + token), ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(b, HOLD_ID, token + 1, token, false))
             .string("dl:{k}:lock:freed", is(a + " " + outerHold + "," + a + " " + innerHold), ttl(RETENTION))
             .check(snapshot());
         next.release();
@@ -152,7 +149,7 @@ class DataLayoutTest extends DataLayoutSupport {
     }
 
     @Test
-    void aRefusedWaiterMarksTheStringAndTheReleasePublishesTheClientId() throws Exception {
+    void aRefusedWaiterMarksTheHashAndTheReleasePublishesTheClientId() throws Exception {
         BlockingQueue<String> messages = subscribe("dl:{k}:released");
         RedisLockService holderService = service();
         LockHandle holder = holderService.acquire("k", owner("a"));
@@ -162,9 +159,9 @@ class DataLayoutTest extends DataLayoutSupport {
         CompletableFuture<LockHandle> waiter = service().async()
             .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
         awaitGrowth(before, "the waiter's refusal marked the lock");
-        String holdId = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        String holdId = holdId(snapshot());
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is(a + " " + holdId + " " + token + " " + token + " w"), ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(a, holdId, token, token, true))
             .check(snapshot());
         assertThat(messages).as("nothing published before the release").isEmpty();
 
@@ -173,8 +170,8 @@ class DataLayoutTest extends DataLayoutSupport {
         assertThat(messages.poll(5, TimeUnit.SECONDS)).as("the release message: the releasing client's id")
             .matches("[0-9a-f]{16}");
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", matches(next.ownerToken() + " " + HOLD_ID + " " + next.fencingToken() + " " + token),
-                    ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE),
+                    watchedHold(next.ownerToken(), HOLD_ID, next.fencingToken(), token, false))
             .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
         next.release();
@@ -199,25 +196,25 @@ class DataLayoutTest extends DataLayoutSupport {
         LockHandle next = waiter.get(10, TimeUnit.SECONDS);
         assertThat(messages.poll(5, TimeUnit.SECONDS)).matches("[0-9a-f]{16}");
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", matches(next.ownerToken() + " " + HOLD_ID + " " + next.fencingToken() + " " + token),
-                    ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(next.ownerToken(), HOLD_ID, next.fencingToken(),
+                    Long.parseLong(token), false))
             .string("dl:{k}:lock:freed", matches(a + " " + HOLD_ID), ttl(RETENTION))
             .check(snapshot());
         next.release();
     }
 
     @Test
-    void aMarkedStringTurnsIntoTheHashWithItsWaitingField() throws Exception {
+    void aReentryKeepsTheWaitingField() throws Exception {
         RedisLockService locks = service();
         LockHandle outer = locks.acquire("k", owner("a"));
         String a = outer.ownerToken();
         String token = Long.toString(outer.fencingToken());
-        String outerHold = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        String outerHold = holdId(snapshot());
         long before = snapshot().size();
         CompletableFuture<LockHandle> waiter = service().async()
             .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
         awaitGrowth(before, "the waiter's refusal marked the lock");
-        LockHandle inner = locks.acquire("k", owner("a")); // the re-entry turns the string into the hash
+        LockHandle inner = locks.acquire("k", owner("a"));
         DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), is("owner"), is(a), is("holds"), is("2"), is(a), is("2"),
                     is(outerHold), is("w"), matches(HOLD_ID), is("w"), is("fence"), is(token), is("chain"), is(token),
@@ -229,21 +226,20 @@ class DataLayoutTest extends DataLayoutSupport {
     }
 
     @Test
-    void aHandOffFromTheHashWritesTheNewHoldersStringAndTheFreedMark() throws Exception {
+    void aHandOffFromAFixedLeaseWritesTheNewWatchedHoldAndTheFreedMark() throws Exception {
         List<LockEvent> events = new CopyOnWriteArrayList<>();
         RedisLockService locks = this.clients.service(builder -> settings().apply(builder).listener(events::add));
         LockHandle holder = locks.acquire("k", owner("a").withLeaseTime(Duration.ofMillis(FIXED_LEASE)));
         String a = holder.ownerToken();
         String token = Long.toString(holder.fencingToken());
-        String holdId = snapshot().entry("dl:{k}:lock").fields().keySet().stream()
-            .filter(field -> field.matches(HOLD_ID)).findFirst().orElseThrow();
+        String holdId = holdId(snapshot());
         CompletableFuture<LockHandle> waiter = waitInThread(locks, owner("b"), events);
         holder.release();
         LockHandle next = waiter.get(10, TimeUnit.SECONDS);
         assertThat(events).as("the lock was handed off").anyMatch(LockEvent.HandedOff.class::isInstance);
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", matches(next.ownerToken() + " " + HOLD_ID + " " + next.fencingToken() + " " + token),
-                    ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(next.ownerToken(), HOLD_ID, next.fencingToken(),
+                    Long.parseLong(token), false))
             .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
             .check(snapshot());
         assertThat(next.fencingToken()).isEqualTo(holder.fencingToken() + 1);
@@ -251,7 +247,7 @@ class DataLayoutTest extends DataLayoutSupport {
     }
 
     @Test
-    void aHandOffOfTheStringKeepsTheRunAndAnotherProcesssWaitingMark() throws Exception {
+    void aWatchedHandOffKeepsTheRunAndAnotherProcesssWaitingMark() throws Exception {
         List<LockEvent> events = new CopyOnWriteArrayList<>();
         RedisLockService locks = this.clients.service(builder -> settings().apply(builder)
             .handOffLimit(16, Duration.ofSeconds(30)) // no run's bound: hand off though another process waits
@@ -259,7 +255,7 @@ class DataLayoutTest extends DataLayoutSupport {
         LockHandle holder = locks.acquire("k", owner("a"));
         String a = holder.ownerToken();
         long token = holder.fencingToken();
-        String holdId = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        String holdId = holdId(snapshot());
         long before = snapshot().size();
         CompletableFuture<LockHandle> elsewhere = service().async()
             .acquire("k", LockOptions.defaults().withWaitTime(Duration.ofSeconds(10)));
@@ -270,10 +266,9 @@ class DataLayoutTest extends DataLayoutSupport {
         assertThat(events).as("the lock was handed off").anyMatch(LockEvent.HandedOff.class::isInstance);
         assertThat(next.fencingToken()).isEqualTo(token + 1);
         DataLayoutSnapshot handedOff = snapshot();
-        String nextHold = handedOff.groups("dl:{k}:lock", next.ownerToken() + " (" + HOLD_ID + ") .*")[1];
+        String nextHold = holdId(handedOff);
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", is(next.ownerToken() + " " + nextHold + " " + (token + 1) + " " + token + " w"),
-                    ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE), watchedHold(next.ownerToken(), nextHold, token + 1, token, true))
             .string("dl:{k}:lock:freed", is(a + " " + holdId), ttl(RETENTION))
             .check(handedOff);
         next.release();
@@ -307,7 +302,7 @@ class DataLayoutTest extends DataLayoutSupport {
         LockHandle holder = locks.acquire("k", owner("a"));
         String a = holder.ownerToken();
         String token = Long.toString(holder.fencingToken());
-        String holdId = snapshot().groups("dl:{k}:lock", a + " (" + HOLD_ID + ") .*")[1];
+        String holdId = holdId(snapshot());
         holder.releaseAfter(Duration.ofMillis(DELAY));
         DataLayoutSnapshot.Expected released = DataLayoutSnapshot.expect()
             .hash("dl:{k}:lock", ttl(DELAY), is("owner"), is("(released)"), is("released"), is(a), is("until"),
@@ -327,16 +322,16 @@ class DataLayoutTest extends DataLayoutSupport {
         LockHandle m2 = both.members().get(1);
         assertThat(m1.key()).isEqualTo("m1");
         DataLayoutSnapshot.expect()
-            .string("dl:{m1}:lock", matches(m1.ownerToken() + " " + HOLD_ID + " " + m1.fencingToken() + " "
-                    + m1.fencingToken()), ttl(WATCHDOG_LEASE))
-            .string("dl:{m2}:lock", matches(m2.ownerToken() + " " + HOLD_ID + " " + m2.fencingToken() + " "
-                    + m2.fencingToken()), ttl(WATCHDOG_LEASE))
+            .hash("dl:{m1}:lock", ttl(WATCHDOG_LEASE),
+                    watchedHold(m1.ownerToken(), HOLD_ID, m1.fencingToken(), m1.fencingToken(), false))
+            .hash("dl:{m2}:lock", ttl(WATCHDOG_LEASE),
+                    watchedHold(m2.ownerToken(), HOLD_ID, m2.fencingToken(), m2.fencingToken(), false))
             .check(snapshot());
         both.release();
         DataLayoutSnapshot.expect()
-            .string("dl:{m1}:lock", is(m1.fencingToken() + " " + m1.fencingToken()), ttl(RETENTION))
+            .hash("dl:{m1}:lock", ttl(RETENTION), free(m1.fencingToken(), m1.fencingToken()))
             .string("dl:{m1}:lock:freed", matches(m1.ownerToken() + " " + HOLD_ID), ttl(RETENTION))
-            .string("dl:{m2}:lock", is(m2.fencingToken() + " " + m2.fencingToken()), ttl(RETENTION))
+            .hash("dl:{m2}:lock", ttl(RETENTION), free(m2.fencingToken(), m2.fencingToken()))
             .string("dl:{m2}:lock:freed", matches(m2.ownerToken() + " " + HOLD_ID), ttl(RETENTION))
             .check(snapshot());
     }
@@ -349,10 +344,37 @@ class DataLayoutTest extends DataLayoutSupport {
             .restartGrace(Duration.ofMillis(1)));
         LockHandle lock = locks.acquire("k", LockOptions.defaults());
         DataLayoutSnapshot.expect()
-            .string("dl:{k}:lock", matches(lock.ownerToken() + " " + HOLD_ID + " " + lock.fencingToken() + " "
-                    + lock.fencingToken()), ttl(WATCHDOG_LEASE))
+            .hash("dl:{k}:lock", ttl(WATCHDOG_LEASE),
+                    watchedHold(lock.ownerToken(), HOLD_ID, lock.fencingToken(), lock.fencingToken(), false))
             .string("dl:restart-grace", is("1"), PERSISTENT)
             .check(snapshot());
         lock.release();
+    }
+
+    /**
+     * The fields of a lock hash held by {@code owner} with one hold the watchdog renews ({@code holdId}: the hold id or
+     * a pattern of it), and 'waiting' when a waiting caller was refused.
+     */
+    private static DataLayoutSnapshot.Value[] watchedHold(String owner, String holdId, long fence, long chain,
+            boolean waiting) {
+        List<DataLayoutSnapshot.Value> fields = new java.util.ArrayList<>(List.of(is("owner"), is(owner), is("holds"),
+                is("1"), is(owner), is("1"), matches(holdId), is("w"), is("fence"), is(Long.toString(fence)),
+                is("chain"), is(Long.toString(chain))));
+        if (waiting) {
+            fields.addAll(List.of(is("waiting"), is("1")));
+        }
+        return fields.toArray(DataLayoutSnapshot.Value[]::new);
+    }
+
+    /** The fields a free lock hash keeps: its last token and its run's first. */
+    private static DataLayoutSnapshot.Value[] free(long fence, long chain) {
+        return new DataLayoutSnapshot.Value[] { is("fence"), is(Long.toString(fence)), is("chain"),
+            is(Long.toString(chain)) };
+    }
+
+    /** The hold id of the one hold in the snapshot's lock hash {@code dl:{k}:lock}. */
+    private static String holdId(DataLayoutSnapshot snapshot) {
+        return snapshot.entry("dl:{k}:lock").fields().keySet().stream().filter(field -> field.matches(HOLD_ID))
+            .findFirst().orElseThrow();
     }
 }

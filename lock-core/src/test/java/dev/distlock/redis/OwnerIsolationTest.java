@@ -3,6 +3,8 @@ package dev.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -64,10 +66,14 @@ class OwnerIsolationTest {
         AtomicReference<LeaseLostException> lost = new AtomicReference<>();
         held.onLeaseLost(lost::set);
         String hash = "distlock:{stolen}:lock";
-        // what the owner's release leaves (the single-hold layout: the last token and its run, the expiry kept)
+        // what the owner's release leaves: the last token and its run (the hold's fields deleted)
         Map<String, String> fields = LockFields.of(redis, hash);
         assertThat(fields).containsEntry("owner", held.ownerToken());
-        redis.call("SET", hash, fields.get("fence") + " " + fields.get("chain"), "KEEPTTL");
+        List<String> holdFields = new ArrayList<>(fields.keySet());
+        holdFields.removeAll(List.of("fence", "chain"));
+        List<String> command = new ArrayList<>(List.of("HDEL", hash));
+        command.addAll(holdFields);
+        redis.call(command.toArray(String[]::new));
 
         Await.until(Duration.ofSeconds(5), () -> !held.isHeld() && lost.get() != null,
                 "the next renewal reported the loss to isHeld() and the callback");

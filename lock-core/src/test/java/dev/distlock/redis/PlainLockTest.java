@@ -19,9 +19,9 @@ import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
 /**
- * {@link PlainLock}, lock-core's one reader of the plain lock's two forms, agrees with lock-test-support's
- * {@link LockFields} (which cannot depend on lock-core) on what the scripts really leave in Redis: the single-hold
- * string held, held with a waiter refused, and free; the hash held twice, with a fixed lease.
+ * {@link PlainLock}, lock-core's one reader of the plain lock's hash, agrees with lock-test-support's {@link LockFields}
+ * (which cannot depend on lock-core) on what the scripts really leave in Redis: held once by the watchdog, held with a
+ * waiter refused, held twice with a fixed lease, and free.
  */
 @RedisTest
 class PlainLockTest {
@@ -41,17 +41,19 @@ class PlainLockTest {
     }
 
     @Test
-    void bothReadersReadEveryFormAlike(RedisNode redis) throws Exception {
+    void bothReadersReadEveryStateAlike(RedisNode redis) throws Exception {
         RedisLockService locks = this.clients.service();
         StringRedisTemplate template = this.clients.template();
 
         LockHandle held = locks.acquire("plain");
-        assertThat(redis.call("TYPE", NAME)).isEqualTo("string");
-        PlainLock string = agreeing(redis, template);
-        assertThat(string.owner()).isEqualTo(held.ownerToken());
-        assertThat(string.fence()).isEqualTo(held.fencingToken()).isEqualTo(string.chain());
-        assertThat(string.waiting()).isFalse();
-        assertThat(PlainLock.readOwner(template, NAME, true)).isEqualTo(held.ownerToken());
+        assertThat(redis.call("TYPE", NAME)).isEqualTo("hash");
+        PlainLock once = agreeing(redis, template);
+        assertThat(once.owner()).isEqualTo(held.ownerToken());
+        assertThat(once.holds()).isEqualTo(1);
+        assertThat(once.watched()).isTrue();
+        assertThat(once.fence()).isEqualTo(held.fencingToken()).isEqualTo(once.chain());
+        assertThat(once.waiting()).isFalse();
+        assertThat(PlainLock.readOwner(template, NAME)).isEqualTo(held.ownerToken());
 
         RedisLockService other = this.clients.service();
         CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(
@@ -69,13 +71,15 @@ class PlainLockTest {
             assertThat(hash.holds()).isEqualTo(2);
             assertThat(hash.watched()).isTrue();
             assertThat(hash.fence()).isEqualTo(outer.fencingToken());
-            assertThat(PlainLock.readOwner(template, NAME, true)).isEqualTo(inner.ownerToken());
-            assertThat(PlainLock.readOwner(template, NAME, false)).isEqualTo(inner.ownerToken());
+            assertThat(PlainLock.readOwner(template, NAME)).isEqualTo(inner.ownerToken());
         }
         outer.release();
         PlainLock free = agreeing(redis, template);
         assertThat(free.owner()).isNull();
-        assertThat(PlainLock.readOwner(template, NAME, true)).isNull();
+        assertThat(free.holds()).isZero();
+        assertThat(free.fence()).isEqualTo(outer.fencingToken());
+        assertThat(redis.call("TYPE", NAME)).isEqualTo("hash");
+        assertThat(PlainLock.readOwner(template, NAME)).isNull();
     }
 
     /** What PlainLock reads, checked against LockFields's reading of the same key. */

@@ -34,7 +34,7 @@ import dev.distlock.test.RedisServers;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AccessControlTest {
 
-    /** A fixed lease: its grant is the hash's (HSET, then PEXPIRE), not the single-hold layout's one SET ... PX. */
+    /** A fixed lease: its grant reads the clock for its hold's lease end, then writes the hash (HSET, then PEXPIRE). */
     private static final LockOptions FIXED_LEASE = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30));
 
     private static RedisServers servers;
@@ -194,8 +194,8 @@ class AccessControlTest {
     void aReleaseRefusedItsChannelFailsWholeAndTheLockStaysHeldWithItsExpiry() {
         RedisLockService locks = revocableUser("pub");
         LockHandle held = locks.acquire("channel");
-        // as acquire.lua marks a refused waiter in the single-hold layout (single-hold.lua)
-        redis.call("SET", "pub:{channel}:lock", redis.call("GET", "pub:{channel}:lock") + " w", "KEEPTTL");
+        // as acquire.lua marks a refused waiter
+        redis.call("HSET", "pub:{channel}:lock", "waiting", "1");
 
         redis.call("ACL", "SETUSER", "revoked", "resetchannels");
         try {
@@ -279,20 +279,20 @@ class AccessControlTest {
     }
 
     @Test
-    void aWatchedGrantAndReleaseRefusedTheirSetWriteNothing() {
+    void aWatchedGrantAndReleaseRefusedTheirWritesWriteNothing() {
         RedisLockService locks = revocableUser("single");
         locks.acquire("works").release(); // the restart grace's marker is written while SET is granted
-        LockHandle held = locks.acquire("held"); // the single-hold layout's string
-        String before = redis.call("GET", "single:{held}:lock");
+        LockHandle held = locks.acquire("held");
+        String before = redis.call("HGETALL", "single:{held}:lock");
 
-        redis.call("ACL", "SETUSER", "revoked", "-set");
+        redis.call("ACL", "SETUSER", "revoked", "-hset", "-set");
         try {
             assertThatThrownBy(() -> locks.acquire("first")).isInstanceOf(LockPermissionException.class)
-                .hasMessageContaining("SET command on the lock keys");
+                .hasMessageContaining("HSET command on the lock keys");
             assertThat(redis.call("EXISTS", "single:{first}:lock")).as("nothing written").isEqualTo("0");
             assertThatThrownBy(held::release).isInstanceOf(LockPermissionException.class)
-                .hasMessageContaining("SET command on the lock keys");
-            assertThat(redis.call("GET", "single:{held}:lock")).as("still held, as it was").isEqualTo(before);
+                .hasMessageContaining("SET command on the lock keys"); // the freed mark's
+            assertThat(redis.call("HGETALL", "single:{held}:lock")).as("still held, as it was").isEqualTo(before);
             assertThat(Long.parseLong(redis.call("PTTL", "single:{held}:lock"))).isPositive();
         }
         finally {

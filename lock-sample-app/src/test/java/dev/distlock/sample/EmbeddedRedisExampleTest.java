@@ -23,7 +23,6 @@ import redis.embedded.RedisServer;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockService;
-import dev.distlock.test.LockFields;
 
 /**
  * The example of docs/testing.md: an application's integration test against a real Redis without Docker. A
@@ -78,11 +77,12 @@ class EmbeddedRedisExampleTest {
             .isEqualTo(port);
         String lockHash = "sample-locks:{stock:example}:lock"; // distlock.key-prefix of application.yml
         try (LockHandle lock = this.locks.acquire("stock:example")) {
-            // one holder renewed by the watchdog: the key is a string naming it first (single-hold.lua)
-            assertThat(LockFields.ofSingleHold(this.template.opsForValue().get(lockHash))).containsEntry("owner",
+            // the lock is a hash naming its holder (docs/data-layout.md)
+            assertThat(this.template.<String, String>opsForHash().entries(lockHash)).containsEntry("owner",
                     lock.ownerToken());
         }
-        // the key keeps only the last token
-        assertThat(LockFields.ofSingleHold(this.template.opsForValue().get(lockHash))).doesNotContainKey("owner");
+        // the key keeps only the last token and its run
+        assertThat(this.template.<String, String>opsForHash().entries(lockHash)).doesNotContainKey("owner")
+            .containsKeys("fence", "chain");
     }
 }

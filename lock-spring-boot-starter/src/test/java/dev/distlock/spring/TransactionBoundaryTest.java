@@ -23,7 +23,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
@@ -33,7 +32,6 @@ import org.springframework.transaction.interceptor.BeanFactoryTransactionAttribu
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-import dev.distlock.test.LockFields;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -251,9 +249,7 @@ class TransactionBoundaryTest {
                 @Override
                 public void afterCompletion(int status) {
                     StringRedisTemplate redis = Accounts.this.redis;
-                    Object holder = (redis.type(lockHash) == DataType.STRING) // the single-hold layout
-                            ? LockFields.ofSingleHold(redis.opsForValue().get(lockHash)).get("owner")
-                            : redis.opsForHash().get(lockHash, "owner");
+                    Object holder = redis.opsForHash().get(lockHash, "owner");
                     Accounts.this.lockHeldAtCompletion.add(owner.equals(holder));
                 }
             });

@@ -77,8 +77,7 @@ public interface RedisNode extends AutoCloseable {
     String call(Duration timeout, String... command);
 
     /**
-     * One field of a distlock lock key, as {@code HGET} reads a hash, reading the plain lock's single-hold string as
-     * the hash it stands for (see {@link LockFields}); null when absent.
+     * One field of a distlock lock hash, as {@code HGET} reads it (see {@link LockFields}); null when absent.
      */
     default String lockField(String key, String field) {
         return LockFields.of(this, key).get(field);

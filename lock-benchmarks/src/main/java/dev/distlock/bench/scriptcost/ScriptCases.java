@@ -250,13 +250,12 @@ public final class ScriptCases {
 
     /**
      * A freeing release deletes the key instead of keeping the token and its run for a retried call (and the next
-     * grant's token). Fails when release.lua's freeing write of the single-hold layout is not found, so that the row
-     * never measures the script against itself.
+     * grant's token). Fails when release.lua's freeing writes of the hash (HDEL, then PEXPIRE) are not found, so that
+     * the row never measures the script against itself.
      */
     static String keepNothing(String script) {
-        String kept = script.replaceAll(
-                "redis\\.call\\('SET', KEYS\\[1\\], string\\.sub\\(value, #held \\+ 1[^\\n]*\\n",
-                "redis.call('DEL', KEYS[1])\n");
+        String kept = script.replaceAll("redis\\.call\\('HDEL', KEYS\\[1\\], HOLD_ID, 'owner'[^\\n]*\\n\\s*"
+                + "redis\\.call\\('PEXPIRE', KEYS\\[1\\], TOKEN_RETENTION_MILLIS\\)\\n", "redis.call('DEL', KEYS[1])\n");
         if (kept.equals(script)) {
             throw new IllegalStateException("release.lua's freeing writes changed: update ScriptCases.keepNothing");
         }

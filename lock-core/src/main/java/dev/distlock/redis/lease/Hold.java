@@ -61,9 +61,6 @@ public final class Hold implements LockTarget {
     /** Whether the watchdog renews this hold. */
     volatile boolean watched;
 
-    /** Whether the hold has had a second acquisition or a fixed-lease one: its lock is a hash (single-hold.lua). */
-    private volatile boolean shared;
-
     /** The first handle of the hold: the one listeners are told about when the lease is lost. */
     private volatile @Nullable LeaseHolder firstHandle;
 
@@ -160,15 +157,7 @@ public final class Hold implements LockTarget {
             this.firstHandle = handle;
         }
         this.handles.add(handle);
-        if (this.handles.size() > 1 || !handle.renewedByWatchdog()) {
-            this.shared = true;
-        }
         extendDeadline(sentNanos, leaseNanos);
-    }
-
-    @Override
-    public boolean mayBeSingleHold() {
-        return !this.shared;
     }
 
     /**

@@ -2,10 +2,7 @@ package dev.distlock.redis.script;
 
 import java.util.List;
 
-/**
- * The plain lock: {@code <prefix>:{key}:lock}, a string in the single-hold layout or a hash (acquire.lua,
- * single-hold.lua, release.lua, handoff.lua, renew.lua).
- */
+/** The plain lock: the hash {@code <prefix>:{key}:lock} (acquire.lua, release.lua, handoff.lua, renew.lua). */
 final class ExclusiveLock extends LockType {
 
     /** The lock hash's suffix: {@code <prefix>:{key}:lock}, as {@link LockKeys#lockHash} names it. */
@@ -22,19 +19,19 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant, hold.mayBeSingleHold());
+        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant);
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return releasePlainHash(hold, HASH, release, true, hold.mayBeSingleHold());
+        return releasePlainHash(hold, HASH, release, true);
     }
 
     @Override
     public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant,
             boolean lastOfRun) {
         return this.context.scripts().handOff(lockHash(hold), freedMark(hold, HASH), hold.ownerToken(), release,
-                next.ownerToken(), grant, lastOfRun, hold.mayBeSingleHold(), this.context.tokenRetentionMillis());
+                next.ownerToken(), grant, lastOfRun, this.context.tokenRetentionMillis());
     }
 
     @Override
@@ -44,7 +41,7 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, HASH, leaseMillis, true);
+        return renewPlainHashes(holds, HASH, leaseMillis);
     }
 
     @Override

@@ -62,7 +62,7 @@ final class FairLock extends LockType {
 
     @Override
     public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, "fair:lock", leaseMillis, false);
+        return renewPlainHashes(holds, "fair:lock", leaseMillis);
     }
 
     @Override

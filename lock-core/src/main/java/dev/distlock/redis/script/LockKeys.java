@@ -5,7 +5,7 @@ import dev.distlock.LockService;
 
 /**
  * The Redis names of a lock. Every name of one lock carries the same hash tag, {@code {key}}, so that they all live
- * in one Redis Cluster slot: {@code <prefix>:{<key>}:lock} for the lock (a string or a hash, see single-hold.lua)
+ * in one Redis Cluster slot: {@code <prefix>:{<key>}:lock} for the lock (a hash, see acquire.lua)
  * and {@code <prefix>:{<key>}:released} for its release channel.
  */
 public final class LockKeys {

@@ -14,7 +14,6 @@ import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
 import static dev.distlock.redis.script.ScriptArgument.PUBLISH_ONLY_TO_WAITERS;
 import static dev.distlock.redis.script.ScriptArgument.REENTRY;
 import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.SINGLE_HOLD_LAYOUT;
 import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.WAITING;
 import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
@@ -84,19 +83,17 @@ public final class LockScripts {
             KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND);
 
     static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT);
+            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, WAITING);
 
     static final ScriptLayout<Long> RELEASE = ScriptLayout.load("release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
             FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE,
-            PUBLISH_ONLY_TO_WAITERS, SINGLE_HOLD_LAYOUT);
+            PUBLISH_ONLY_TO_WAITERS);
 
     static final ScriptLayout<Long> HAND_OFF = ScriptLayout.load("handoff.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN, SINGLE_HOLD_LAYOUT,
-            TOKEN_RETENTION_MILLIS);
+            FENCING_TOKEN, NEW_OWNER_TOKEN, NEW_HOLD_ID, LEASE_MILLIS, WATCHDOG, LAST_OF_RUN, TOKEN_RETENTION_MILLIS);
 
     @SuppressWarnings("rawtypes")
-    static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, SINGLE_HOLD_LAYOUT,
-            OWNER_TOKEN);
+    static final ScriptLayout<List> RENEW = ScriptLayout.load("renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
 
     /** The start-up check's: whether the user may run every command the scripts run (see AccessCheck). */
     static final ScriptLayout<Long> ACCESS_CHECK = ScriptLayout.loadAlwaysGuarded("access-check.lua", Long.class,
@@ -169,13 +166,11 @@ public final class LockScripts {
 
     /**
      * Runs acquire.lua: returns the fencing token ({@code > 0}) when granted, {@code 0} when a re-entry found the
-     * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}. {@code singleHold}: the lock is most
-     * likely a string in the single-hold layout (see {@link LockTarget#mayBeSingleHold()}).
+     * owner's hold gone, otherwise {@code -1 - holder's remaining lease in ms}.
      */
-    ScriptCall acquire(String lockHash, String ownerToken, LockType.Grant grant, boolean singleHold) {
+    ScriptCall acquire(String lockHash, String ownerToken, LockType.Grant grant) {
         return grantCall(ACQUIRE, List.of(lockHash), ownerToken, grant, grantArguments(ACQUIRE, ownerToken, grant)
-            .set(WAITING, grant.waitingFlag())
-            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHold)));
+            .set(WAITING, grant.waitingFlag()));
     }
 
     /**
@@ -229,7 +224,7 @@ public final class LockScripts {
      * #NOT_HELD}, {@link #OTHER_HOLDS_REMAIN}, {@link #OTHERS_WAIT}, having changed nothing.
      */
     ScriptCall handOff(String lockHash, String freedMark, String ownerToken, LockType.Release release,
-            String newOwnerToken, LockType.Grant grant, boolean lastOfRun, boolean singleHold, String retentionMillis) {
+            String newOwnerToken, LockType.Grant grant, boolean lastOfRun, String retentionMillis) {
         if (this.acknowledged != null) {
             this.grantScripts.add(HAND_OFF.script()); // a grant to the waiter: WAIT on its master after it
         }
@@ -242,26 +237,22 @@ public final class LockScripts {
             .set(LEASE_MILLIS, grant.leaseMillis())
             .set(WATCHDOG, grant.watchdogFlag())
             .set(LAST_OF_RUN, LockType.flag(lastOfRun))
-            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHold))
             .set(TOKEN_RETENTION_MILLIS, retentionMillis)
             .toArray());
     }
 
     /**
      * Runs release.lua, publishing a freed lock's message with {@code publishCommand} (with {@code
-     * publishOnlyToWaiters}, only when a waiting caller was refused since the last message); {@code
-     * singleHoldLayout} when the key is most likely a string in the single-hold layout (the plain lock's; see {@link
-     * LockTarget#mayBeSingleHold()}); {@code freedMark}, the key a freeing release leaves its acquisition's mark in
+     * publishOnlyToWaiters}, only when a waiting caller was refused since the last message); {@code freedMark}, the
+     * key a freeing release leaves its acquisition's mark in
      * (see end-hold.lua). Returns one of {@link #FREED}, {@link #STILL_HELD}, {@link #ALREADY_RELEASED}, ...
      */
     ScriptCall release(String lockHash, String freedMark, String ownerToken, LockType.Release release, String channel,
-            String message, String retentionMillis, String publishCommand, boolean publishOnlyToWaiters,
-            boolean singleHoldLayout) {
+            String message, String retentionMillis, String publishCommand, boolean publishOnlyToWaiters) {
         return call(RELEASE.script(), List.of(lockHash, freedMark),
                 releaseArguments(RELEASE, ownerToken, release, retentionMillis, channel, publishCommand)
                     .set(MESSAGE, message)
                     .set(PUBLISH_ONLY_TO_WAITERS, LockType.flag(publishOnlyToWaiters))
-                    .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHoldLayout))
                     .toArray());
     }
 

@@ -11,13 +11,4 @@ public interface LockTarget {
 
     /** The channel a release of this lock publishes on. */
     String releaseChannel();
-
-    /**
-     * Whether the plain lock's key is most likely the single-hold layout's string (single-hold.lua): the hold has had
-     * one acquisition only, which the watchdog renews. The scripts read that form first when so, else the hash; either
-     * way they answer alike, the guess only saves Redis a command refused for the wrong form.
-     */
-    default boolean mayBeSingleHold() {
-        return true;
-    }
 }

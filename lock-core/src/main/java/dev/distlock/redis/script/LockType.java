@@ -153,59 +153,23 @@ public abstract class LockType {
 
     /**
      * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
-     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does);
-     * {@code singleHoldLayout} when the lock may also be a string in the single-hold layout (the plain lock's).
+     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does).
      */
-    final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters,
-            boolean singleHoldLayout) {
+    final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
         return this.context.scripts().release(name(hold, suffix), freedMark(hold, suffix), hold.ownerToken(), release,
-                hold.releaseChannel(),
-                this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(), publishOnlyToWaiters,
-                singleHoldLayout);
+                hold.releaseChannel(), this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(),
+                publishOnlyToWaiters);
     }
 
-    /**
-     * renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}, or
-     * with {@code singleHoldLayout} also strings in the single-hold layout (the plain lock's): the holds that are most
-     * likely strings go in a call of their own.
-     */
-    final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis,
-            boolean singleHoldLayout) {
-        // the guess is read once per hold: a concurrent re-entry may change it
-        boolean[] likelyStrings = new boolean[holds.size()];
-        int strings = 0;
-        for (int i = 0; i < likelyStrings.length; i++) {
-            likelyStrings[i] = singleHoldLayout && holds.get(i).mayBeSingleHold();
-            strings += likelyStrings[i] ? 1 : 0;
-        }
-        // one call for the likely strings, one for the hashes: each reads its keys' likely form first
-        int[] renewed = new int[holds.size()];
-        if (strings > 0) {
-            renew(holds, suffix, leaseMillis, likelyStrings, true, renewed);
-        }
-        if (strings < holds.size()) {
-            renew(holds, suffix, leaseMillis, likelyStrings, false, renewed);
-        }
-        return renewed;
-    }
-
-    /** renew.lua over the holds whose guess in {@code likelyStrings} is {@code strings}; answers at their places. */
-    private void renew(List<? extends LockTarget> holds, String suffix, String leaseMillis, boolean[] likelyStrings,
-            boolean strings, int[] into) {
+    /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
+    final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
-        for (int i = 0; i < holds.size(); i++) {
-            if (likelyStrings[i] == strings) {
-                hashes.add(name(holds.get(i), suffix));
-                tokens.add(holds.get(i).ownerToken());
-            }
+        for (LockTarget hold : holds) {
+            hashes.add(name(hold, suffix));
+            tokens.add(hold.ownerToken());
         }
-        int[] renewed = this.context.scripts().renewals().renew(hashes, tokens, leaseMillis, strings);
-        for (int i = 0, next = 0; i < likelyStrings.length; i++) {
-            if (likelyStrings[i] == strings) {
-                into[i] = renewed[next++];
-            }
-        }
+        return this.context.scripts().renewals().renew(hashes, tokens, leaseMillis);
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */

@@ -2,7 +2,6 @@ package dev.distlock.redis.script;
 
 import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
-import static dev.distlock.redis.script.ScriptArgument.SINGLE_HOLD_LAYOUT;
 
 import java.util.List;
 
@@ -27,15 +26,9 @@ final class RenewalScripts {
         this.aclGuard = aclGuard;
     }
 
-    /**
-     * Runs renew.lua: per lock, {@link LockScripts#RENEWED}, ... {@code singleHoldLayout} when the keys are most likely
-     * strings in the single-hold layout (see {@link LockTarget#mayBeSingleHold()}).
-     */
-    @SuppressWarnings("rawtypes")
-    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis, boolean singleHoldLayout) {
-        ScriptLayout<List>.Arguments arguments = LockScripts.RENEW.arguments(ownerTokens.size())
-            .set(SINGLE_HOLD_LAYOUT, LockType.flag(singleHoldLayout));
-        return batch(arguments, LockScripts.RENEW, lockHashes, ownerTokens, leaseMillis);
+    /** Runs renew.lua: per lock, {@link LockScripts#RENEWED}, {@link LockScripts#NOT_HELD_BY_OWNER}, ... */
+    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
+        return batch(LockScripts.RENEW, lockHashes, ownerTokens, leaseMillis);
     }
 
     /**
@@ -44,12 +37,7 @@ final class RenewalScripts {
      */
     @SuppressWarnings("rawtypes")
     int[] batch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
-        return batch(layout.arguments(ownerTokens.size()), layout, keys, ownerTokens, leaseMillis);
-    }
-
-    @SuppressWarnings("rawtypes")
-    private int[] batch(ScriptLayout<List>.Arguments arguments, ScriptLayout<List> layout, List<String> keys,
-            List<String> ownerTokens, String leaseMillis) {
+        ScriptLayout<List>.Arguments arguments = layout.arguments(ownerTokens.size());
         arguments.set(LEASE_MILLIS, leaseMillis);
         for (int i = 0; i < ownerTokens.size(); i++) {
             arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));

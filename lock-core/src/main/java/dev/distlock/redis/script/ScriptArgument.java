@@ -87,13 +87,7 @@ public enum ScriptArgument {
     LAST_OF_RUN(true),
 
     /** A fencing token to raise a record to (quorum mode). */
-    RAISE_TO(false),
-
-    /**
-     * '1' when the plain lock's key is most likely a string in the single-hold layout, which the script then reads
-     * first; '0' reads the hash first (a fair lock's and a writer's are always hashes).
-     */
-    SINGLE_HOLD_LAYOUT(true);
+    RAISE_TO(false);
 
     private final boolean writtenIntoScript;
 

@@ -51,12 +51,12 @@ final class WriteLock extends LockType {
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return releasePlainHash(hold, WRITER, release, false, false);
+        return releasePlainHash(hold, WRITER, release, false);
     }
 
     @Override
     public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, WRITER, leaseMillis, false);
+        return renewPlainHashes(holds, WRITER, leaseMillis);
     }
 
     @Override

@@ -1,5 +1,5 @@
 -- Acquires an exclusive lock, or re-enters it for the same owner.
--- KEYS[1]  the lock: a string in the single-hold layout (see single-hold.lua), else a hash: 'owner' = owner token, 'holds' = open holds, a field named by the owner token = open holds
+-- KEYS[1]  the lock hash: 'owner' = owner token, 'holds' = open holds, a field named by the owner token = open holds
 --          the watchdog renews (renew.lua reads it alone), one field per open hold id (its lease end in Redis ms, or
 --          'w' when the watchdog renews it),
 --          'fence' = last fencing token, 'chain' = the first token of the run of grants since the hash last
@@ -16,97 +16,24 @@
 -- ARGV[6]  RESTART_GRACE_MILLIS  0 for none
 -- ARGV[7]  WAITING               '1' when the caller waits if refused: a refusal then sets 'waiting', so that a
 --                                process handing the lock on among its own waiters (handoff.lua) knows others wait
--- ARGV[8]  SINGLE_HOLD_LAYOUT    '1' when the key is most likely the single-hold layout's string (the owner has
---                                had one watched acquisition at most); '0' reads the hash first
 -- Returns the fencing token (> 0) when granted, 0 when a re-entry found the owner's hold gone,
 -- -1 - (the holder's remaining lease in ms) when another owner holds it, or -1 - 2^40 - (ms) when the restart grace
 -- refuses a new grant.
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
--- (What only a re-entry, a delayed release, a fresh key's grant or the hash needs is included inside its branch, so
--- that a lock cycle's grant defines none of it.)
--- A grant the watchdog renews reads the key as the single-hold layout's string first: a lock cycle's grant is GET and
--- SET ... PX. A fixed lease's reads the hash first (its grant makes one), and so does an owner's re-entry once it has
--- one; a string either meets becomes the hash.
-local watched = WATCHDOG == '1'
-local value -- GET's reply: false for no key, a table for a hash (WRONGTYPE); nil when not read
-if watched and SINGLE_HOLD_LAYOUT == '1' then
-  value = redis.pcall('GET', KEYS[1])
-end
-if value == false then
-  -- no key
-  if REENTRY == '1' then
-    return 0
-  end
-  --#include restart-grace.lua (defines restartGraceLeft)
-  local graceLeft = restartGraceLeft(KEYS[2], tonumber(RESTART_GRACE_MILLIS))
-  if graceLeft then
-    return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
-  end
-  local refused = refusedGrant and refusedGrant('SET', KEYS[1])
-  if refused then
-    return refused
-  end
-  -- the token from the Redis clock, as new-grant.lua takes it for a key that keeps none
-  local now = redis.call('TIME')
-  local token = now[1] * 1000000 + now[2]
-  local fence = string.format('%d', token)
-  redis.call('SET', KEYS[1], OWNER_TOKEN .. ' ' .. HOLD_ID .. ' ' .. fence .. ' ' .. fence, 'PX', LEASE_MILLIS)
-  return token
-end
-if type(value) == 'string' then
-  local ownerEnd = string.find(value, ' ', 1, true)
-  local holdEnd = string.find(value, ' ', ownerEnd + 1, true)
-  if not holdEnd then
-    -- free, keeping '<fence> <chain>': the next token in the same run
-    if REENTRY == '1' then
-      return 0
-    end
-    local refused = refusedGrant and refusedGrant('SET', KEYS[1])
-    if refused then
-      return refused
-    end
-    local token = string.sub(value, 1, ownerEnd - 1) + 1 -- Lua's arithmetic reads the text: no call of tonumber
-    redis.call('SET', KEYS[1], OWNER_TOKEN .. ' ' .. HOLD_ID .. ' ' .. string.format('%d', token)
-      .. string.sub(value, ownerEnd), 'PX', LEASE_MILLIS)
-    return token
-  end
-  if string.sub(value, 1, ownerEnd - 1) ~= OWNER_TOKEN then
-    if REENTRY == '1' then
-      return 0
-    end
-    local leaseLeft = redis.call('PTTL', KEYS[1])
-    if WAITING == '1' and string.byte(value, -1) ~= 119 and leaseLeft > 0 then -- 119: 'w'
-      redis.call('SET', KEYS[1], value .. ' w', 'PX', leaseLeft) -- the only write, and the last command: no guard
-    end
-    return -1 - leaseLeft
-  end
-  -- this owner's re-entry, or a retried grant: in the hash, below
-  --#include to-hash.lua (defines singleHold, toHash)
-  local refused = toHash(KEYS[1], value)
-  if refused then
-    return refused
-  end
-end
 --#include new-grant.lua (defines grantAnew)
+-- (What only a re-entry, a delayed release or a fresh key's grant needs is included inside its branch, so that a lock
+-- cycle's grant defines none of it.)
 -- 'fence' and 'chain' are written together, by a run's first grant, and neither is ever deleted alone (only the
 -- hash's expiry removes them): the one read below stands for both. Each field read costs Redis more than the
--- branch it saves, so a cycle's grant reads these two only; 'until' is read where a delayed release needs it.
-local state = redis.pcall('HMGET', KEYS[1], 'owner', 'fence', 'layout')
-if state.err then
-  -- the single-hold layout, read second (a fixed lease's grant, or a wrong guess of the form): in the hash
-  --#include to-hash.lua (defines singleHold, toHash)
-  local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
-  if refused then
-    return refused
-  end
-  state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'layout')
-end
+-- branch it saves, so a cycle's grant reads these two only (and 'layout', see layout.lua); 'until' is read where a delayed release needs it.
+local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'layout')
 if state[3] then
   --#include layout.lua (defines otherLayout)
   return otherLayout(state[3])
 end
 local owner, lastFence = state[1], state[2]
+local watched = WATCHDOG == '1'
 if owner == OWNER_TOKEN then
   --#include reenter.lua (defines reenter)
   return reenter(KEYS[1], OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, watched, nil) or tonumber(lastFence)
@@ -139,25 +66,6 @@ if not lastFence then
   if graceLeft then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace
   end
-end
-if watched then
-  -- a watched grant of a free lock turns the hash back into the single-hold layout's string
-  local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1])
-  if refused then
-    return refused
-  end
-  local token, chain
-  if lastFence then
-    token = lastFence + 1
-    chain = redis.call('HGET', KEYS[1], 'chain')
-  else
-    local now = redis.call('TIME')
-    token = now[1] * 1000000 + now[2]
-  end
-  local fence = string.format('%d', token)
-  redis.call('DEL', KEYS[1])
-  redis.call('SET', KEYS[1], OWNER_TOKEN .. ' ' .. HOLD_ID .. ' ' .. fence .. ' ' .. (chain or fence), 'PX', LEASE_MILLIS)
-  return token
 end
 local refused = refusedGrant and refusedGrant('HSET', KEYS[1], 'PEXPIRE', KEYS[1])
 if refused then

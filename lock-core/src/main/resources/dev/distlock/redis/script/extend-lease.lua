@@ -4,7 +4,8 @@
 -- reader's set, a fair waiter's queue) then gets its expiry from PEXPIRE NX. Before Redis 7, PTTL first.
 -- Under the ACL guard (Redis 7 only) it runs PEXPIRE alone. lease: ms, as text (an argument's: Redis would format a
 -- Lua number anew on every call) or a number.
--- Which of the two a Redis runs is chosen once per script call, not per key: a batch renewal calls it for every key.
+-- Which of the two a Redis runs is chosen once per script call, not per key: a batch renewal (read-renew.lua,
+-- sem-renew.lua; renew.lua before Redis 7) calls it for every key.
 local extendLease
 if redis.REDIS_VERSION_NUM then
   extendLease = function(key, lease)

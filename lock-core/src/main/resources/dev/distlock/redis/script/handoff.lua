@@ -1,7 +1,7 @@
 -- Hands an exclusive lock from its owner's last hold straight to a waiter of the same process: the owner's release and
 -- the waiter's grant in one call, with a new, higher fencing token and a fresh lease, and no release message (the lock
 -- is never free). The run of grants since 'chain' goes on, so a retried release of the old owner recognises itself.
--- KEYS[1]  the lock (see acquire.lua): a hash, or a string in the single-hold layout (see single-hold.lua)
+-- KEYS[1]  the lock hash (see acquire.lua)
 -- KEYS[2]  the freed mark (see freed-mark.lua): left for the releasing acquisition by every hand-off, so that a retried
 --          call whose first run handed the lock off recognises it after the new holder's lease lapsed
 -- The arguments (see ScriptArgument):
@@ -14,62 +14,19 @@
 -- ARGV[7]  WATCHDOG         '1' when the watchdog renews the new hold, '0' for a fixed lease
 -- ARGV[8]  LAST_OF_RUN      '1' when the process's run of hand-offs reached its bound: hand off only if no other
 --                           waiter was refused
--- ARGV[9]  SINGLE_HOLD_LAYOUT  '1' when the key is most likely the single-hold layout's string (see acquire.lua)
--- ARGV[10] TOKEN_RETENTION_MILLIS  how long the freed mark stays
+-- ARGV[9]  TOKEN_RETENTION_MILLIS  how long the freed mark stays
 -- Returns the new fencing token (> 0) when handed off; otherwise nothing changed and it returns 0 when the releasing
 -- hold was released before, -1 when another owner holds the lock, -2 when nobody holds it, -3 when the owner has
 -- other holds, -4 when the run reached its bound and others wait (release.lua then frees it for them).
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
 --#include freed-mark.lua (defines freedMark, freedBefore)
--- The single-hold layout first: the owner's one hold handed to a new watched hold is one SET ... PX of the new owner's
--- string, the run of grants and a refused waiter's mark kept. Anything else goes on in the hash, below.
-local value -- GET's reply: false for no key, a table for a hash (WRONGTYPE); nil when not read
-if SINGLE_HOLD_LAYOUT == '1' then
-  value = redis.pcall('GET', KEYS[1])
-end
 -- A release the lock is no longer the owner's to give: 0 when the freed mark names this acquisition (a retried call
 -- whose first run handed it off), else the reply (-1 held by another, -2 by nobody).
 local function lostOr(reply)
   return freedBefore(KEYS[2], OWNER_TOKEN, HOLD_ID) and 0 or reply
 end
-if value == false then
-  return lostOr(-2)
-end
-if type(value) == 'string' then
-  local held = OWNER_TOKEN .. ' ' .. HOLD_ID .. ' '
-  if string.sub(value, 1, #held) == held and WATCHDOG == '1' then
-    if LAST_OF_RUN == '1' and string.byte(value, -1) == 119 then -- 'w': others wait
-      return -4
-    end
-    local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
-    local refused = refusedGrant and refusedGrant('SET', KEYS[1], 'SET', KEYS[2])
-    if refused then
-      return refused
-    end
-    redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
-    local fenceEnd = string.find(value, ' ', #held + 1, true)
-    local fence = string.sub(value, #held + 1, fenceEnd - 1) + 1
-    redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence)
-      .. string.sub(value, fenceEnd), 'PX', LEASE_MILLIS)
-    return fence
-  end
-  --#include to-hash.lua (defines singleHold, toHash)
-  local refused = toHash(KEYS[1], value)
-  if refused then
-    return refused
-  end
-end
-local state = redis.pcall('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
-if state.err then
-  -- the single-hold layout, read second (a wrong guess of the form): in the hash
-  --#include to-hash.lua (defines singleHold, toHash)
-  local refused = toHash(KEYS[1], redis.call('GET', KEYS[1]))
-  if refused then
-    return refused
-  end
-  state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
-end
+local state = redis.call('HMGET', KEYS[1], 'owner', 'holds', 'fence', 'chain', HOLD_ID, NEW_HOLD_ID, 'waiting')
 if state[1] ~= OWNER_TOKEN then
   local token = tonumber(FENCING_TOKEN)
   local handed = state[3] and state[4] and tonumber(state[4]) <= token and token < tonumber(state[3])
@@ -93,18 +50,6 @@ end
 local fence = tonumber(state[3]) + 1
 local watched = WATCHDOG == '1'
 local freed = freedMark(KEYS[2], OWNER_TOKEN, HOLD_ID)
-if watched then
-  -- the one hold handed to a watched one: the hash turns back into the single-hold layout's string
-  local refused = refusedGrant and refusedGrant('DEL', KEYS[1], 'SET', KEYS[1], 'SET', KEYS[2])
-  if refused then
-    return refused
-  end
-  redis.call('SET', KEYS[2], freed, 'PX', TOKEN_RETENTION_MILLIS)
-  redis.call('DEL', KEYS[1])
-  redis.call('SET', KEYS[1], NEW_OWNER_TOKEN .. ' ' .. NEW_HOLD_ID .. ' ' .. string.format('%d', fence) .. ' '
-    .. state[4] .. (state[7] and ' w' or ''), 'PX', LEASE_MILLIS)
-  return fence
-end
 local refused = refusedGrant and refusedGrant('HDEL', KEYS[1], 'HSET', KEYS[1], 'PEXPIRE', KEYS[1], 'SET', KEYS[2])
 if refused then
   return refused

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,13 +59,17 @@ class DataLayoutQuorumTest {
         for (StringRedisTemplate master : templates) {
             DataLayoutSnapshot held = DataLayoutSnapshot.read(master);
             // the member's own grant stays the run's first token; its last token is raised to the quorum's
-            String[] member = held.groups("dl:{q}:lock", "([0-9a-f]{32}) (" + HOLD_ID + ") " + quorumToken + " (\\d+)");
-            owners.add(member[1]);
-            chains.add(member[3]);
-            assertThat(Long.parseLong(member[3])).isLessThanOrEqualTo(lock.fencingToken());
+            Map<String, String> fields = held.entry("dl:{q}:lock").fields();
+            String owner = fields.get("owner");
+            String chain = fields.get("chain");
+            assertThat(owner).matches("[0-9a-f]{32}");
+            owners.add(owner);
+            chains.add(chain);
+            assertThat(Long.parseLong(chain)).isLessThanOrEqualTo(lock.fencingToken());
             DataLayoutSnapshot.expect()
-                .string("dl:{q}:lock", is(member[1] + " " + member[2] + " " + quorumToken + " " + member[3]),
-                        ttl(WATCHDOG_LEASE))
+                .hash("dl:{q}:lock", ttl(WATCHDOG_LEASE), is("owner"), is(owner), is("holds"), is("1"), is(owner),
+                        is("1"), DataLayoutSnapshot.matches(HOLD_ID), is("w"), is("fence"), is(quorumToken),
+                        is("chain"), is(chain))
                 .string("dl:{q}:quorum-fence", is(quorumToken), ttl(RETENTION))
                 .check(held);
         }
@@ -73,7 +78,7 @@ class DataLayoutQuorumTest {
         lock.release();
         for (int i = 0; i < templates.size(); i++) {
             DataLayoutSnapshot.expect()
-                .string("dl:{q}:lock", is(quorumToken + " " + chains.get(i)), ttl(RETENTION))
+                .hash("dl:{q}:lock", ttl(RETENTION), is("fence"), is(quorumToken), is("chain"), is(chains.get(i)))
                 .string("dl:{q}:lock:freed", DataLayoutSnapshot.matches(owners.get(i) + " " + HOLD_ID), ttl(RETENTION))
                 .string("dl:{q}:quorum-fence", is(quorumToken), ttl(RETENTION))
                 .check(DataLayoutSnapshot.read(templates.get(i)));

@@ -26,7 +26,7 @@ class HandOffScriptTest {
 
     private LockScripts scripts;
 
-    /** Whether the grants are the watchdog's (the single-hold layout's string) or fixed leases (a hash). */
+    /** Whether the grants are the watchdog's or fixed leases. */
     private boolean watched;
 
     @BeforeEach
@@ -41,7 +41,7 @@ class HandOffScriptTest {
         this.clients.close();
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aHandOffGrantsTheNextOwnerAHigherTokenAndAFreshLeaseAndSurvivesARetry(boolean watched) {
         this.watched = watched;
@@ -60,7 +60,7 @@ class HandOffScriptTest {
         assertThat(acquire("owner-c", "1", "2000", false)).as("a later grant").isGreaterThan(handed);
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void nothingIsHandedOffThatTheOwnerNoLongerHoldsOrStillHoldsTwice(boolean watched) {
         this.watched = watched;
@@ -76,7 +76,7 @@ class HandOffScriptTest {
         assertThat(this.redis.call("EXISTS", HASH)).isEqualTo("0");
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void atTheEndOfARunTheLockIsFreedWhenAWaiterElsewhereWasRefused(boolean watched) {
         this.watched = watched;
@@ -89,7 +89,7 @@ class HandOffScriptTest {
         assertThat(this.redis.lockField(HASH, "owner")).isEqualTo("owner-b");
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aReleaseIsPublishedOnlyWhenAWaitingCallerWasRefused(boolean watched) {
         this.watched = watched;
@@ -117,7 +117,7 @@ class HandOffScriptTest {
 
     private long acquire(String owner, String holdId, String leaseMillis, boolean waiting) {
         return this.scripts.acquire(HASH, owner, new LockType.Grant(holdId, leaseMillis, this.watched, false,
-                waiting), true)
+                waiting))
             .run();
     }
 
@@ -125,12 +125,12 @@ class HandOffScriptTest {
             boolean lastOfRun) {
         return this.scripts.handOff(HASH, HASH + ":freed",
                 owner, new LockType.Release(holdId, fence, this.watched, "0"), next,
-                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun, true, "60000").run();
+                new LockType.Grant(nextHoldId, leaseMillis, this.watched, false, true), lastOfRun, "60000").run();
     }
 
     private long release(String owner, String holdId, long fence) {
         return this.scripts.release(HASH, HASH + ":freed",
                 owner, new LockType.Release(holdId, fence, this.watched, "0"),
-                "distlock:{hand}:released", "test", "60000", "PUBLISH", true, true).run();
+                "distlock:{hand}:released", "test", "60000", "PUBLISH", true).run();
     }
 }

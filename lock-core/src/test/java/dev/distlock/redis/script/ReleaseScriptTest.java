@@ -33,7 +33,7 @@ class ReleaseScriptTest {
         this.clients.close();
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aRetriedReleaseOfAReentrantHoldDoesNotCountTwice(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -55,7 +55,7 @@ class ReleaseScriptTest {
      * The owner's last release writes no mark of its own: the hash keeps 'fence' and 'chain', and with no owner they
      * say that the run's last grant was released too. Tokens outside the run still read as not held.
      */
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aFreedLockKeepsItsRunAndARetryOfItsLastGrantIsRecognisedByIt(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -74,7 +74,7 @@ class ReleaseScriptTest {
         assertThat(release(scripts, hash, "owner-x", "1", watched)).as("no token").isEqualTo(LockScripts.NOT_HELD);
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aRetriedReleaseAfterAnotherOwnerTookTheLockLeavesItAlone(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -89,7 +89,7 @@ class ReleaseScriptTest {
         assertThat(this.redis.lockField(hash, "owner")).isEqualTo("owner-b");
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aRetriedReleaseAfterOthersTookAndFreedTheLockIsRecognisedAsDone(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -108,7 +108,7 @@ class ReleaseScriptTest {
             .isEqualTo(LockScripts.ALREADY_RELEASED);
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aRetriedReleaseOfALeaseThatRanOutIsStillReportedLost(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -129,7 +129,7 @@ class ReleaseScriptTest {
      * is recognised while 7 or fewer later releases followed it, and reports its lease lost (a false loss report,
      * never a silent one) once 8 did.
      */
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void theFreedMarkKeepsTheEightNewestReleases(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -158,7 +158,7 @@ class ReleaseScriptTest {
             .startsWith("owner-9 1,owner-8 1,");
     }
 
-    @ParameterizedTest(name = "watched: {0}") // the single-hold layout's string, or the hash
+    @ParameterizedTest(name = "watched: {0}") // renewed by the watchdog, or a fixed lease
     @ValueSource(booleans = {false, true})
     void aReleaseWhenNobodyHoldsTheLockSaysSo(boolean watched) {
         LockScripts scripts = new LockScripts(this.clients.template());
@@ -203,9 +203,9 @@ class ReleaseScriptTest {
             .as("a token never granted here").isEqualTo(LockScripts.NOT_HELD);
     }
 
-    /** A watched grant ({@code watched}: the single-hold layout's string), or one with a fixed lease (a hash). */
+    /** A grant the watchdog renews ({@code watched}), or one with a fixed lease. */
     private static long acquire(LockScripts scripts, String hash, String owner, String holdId, boolean watched) {
-        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", watched, false, false), true).run();
+        return scripts.acquire(hash, owner, new LockType.Grant(holdId, "10000", watched, false, false)).run();
     }
 
     /** Releases a hold whose grant had fencing token {@code fence} (0: unknown). */
@@ -213,7 +213,7 @@ class ReleaseScriptTest {
             boolean watched) {
         return scripts.release(hash, hash + ":freed",
                 owner, new LockType.Release(holdId, fence, watched, "0"), "distlock:{x}:released",
-                "test", "60000", "PUBLISH", false, true).run();
+                "test", "60000", "PUBLISH", false).run();
     }
 
     private static long release(LockScripts scripts, String hash, String owner, String holdId, boolean watched) {

@@ -79,6 +79,28 @@ class RenewScriptTest {
     }
 
     @Test
+    void aRenewalNeverShortensALongerFixedLeaseOfTheSameOwner() {
+        String hash = "distlock:{renew7}:lock";
+        grant(hash, "owner-a", "1", "3600000", false); // an hour
+        grant(hash, "owner-a", "2", "10000", true); // a watched re-entry: the hour is kept
+        assertThat(ttl(hash)).isGreaterThan(3_000_000);
+        assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.RENEWED);
+        assertThat(ttl(hash)).as("the fixed lease's hour, not the renewal's 10 minutes").isGreaterThan(3_000_000);
+    }
+
+    @Test
+    void aBatchRenewsEachOfItsLocksToTheLease() {
+        List<String> hashes = List.of("distlock:{batch}:lock:1", "distlock:{batch}:lock:2", "distlock:{batch}:lock:3");
+        grant(hashes.get(0), "owner-a", "1", "10000", true);
+        grant(hashes.get(1), "owner-b", "1", "10000", true);
+        assertThat(this.scripts.renewals().renew(hashes, List.of("owner-a", "owner-x", "owner-c"), LONG_LEASE))
+            .containsExactly(LockScripts.RENEWED, LockScripts.NOT_HELD_BY_OWNER, LockScripts.NOT_HELD_BY_OWNER);
+        assertThat(ttl(hashes.get(0))).isBetween(590_000L, 600_000L);
+        assertThat(ttl(hashes.get(1))).as("another owner's: left as it was").isLessThanOrEqualTo(10_000);
+        assertThat(this.redis.call("EXISTS", hashes.get(2))).isEqualTo("0");
+    }
+
+    @Test
     void aLockKeptByADelayedReleaseIsNotRenewed() {
         String hash = "distlock:{renew3}:lock";
         grant(hash, "owner-a", "1", "10000", true);
@@ -95,7 +117,7 @@ class RenewScriptTest {
         long fence = grant(hash, "owner-a", "1", "10000", true);
         long handed = this.scripts.handOff(hash, hash + ":freed",
                 "owner-a", new LockType.Release("1", fence, true, "0"), "owner-b",
-                new LockType.Grant("2", "10000", true, false, false), false, true, "60000").run();
+                new LockType.Grant("2", "10000", true, false, false), false, "60000").run();
         assertThat(handed).isGreaterThan(fence);
 
         assertThat(renew(hash, "owner-a")).isEqualTo(LockScripts.NOT_HELD_BY_OWNER);
@@ -115,7 +137,7 @@ class RenewScriptTest {
 
     private long grant(String hash, String owner, String holdId, String leaseMillis, boolean watchdog) {
         long fence = this.scripts.acquire(hash, owner, new LockType.Grant(holdId, leaseMillis, watchdog, false,
-                false), true)
+                false))
             .run();
         assertThat(fence).isPositive();
         return fence;
@@ -124,11 +146,11 @@ class RenewScriptTest {
     private long release(String hash, String owner, String holdId, boolean watchdog, String keepHeldMillis) {
         return this.scripts.release(hash, hash + ":freed",
                 owner, new LockType.Release(holdId, 0, watchdog, keepHeldMillis),
-                "distlock:{x}:released", "test", "60000", "PUBLISH", false, true).run();
+                "distlock:{x}:released", "test", "60000", "PUBLISH", false).run();
     }
 
     private int renew(String hash, String owner) {
-        return this.scripts.renewals().renew(List.of(hash), List.of(owner), LONG_LEASE, true)[0];
+        return this.scripts.renewals().renew(List.of(hash), List.of(owner), LONG_LEASE)[0];
     }
 
     private long ttl(String hash) {

@@ -46,8 +46,8 @@ class ScriptCopiesTest {
         this.redis.call("SCRIPT", "FLUSH");
         LockScripts scripts = new LockScripts(this.clients.template());
         ScriptCall call = scripts.acquire("distlock:{copy}:lock", "owner-a",
-                new LockType.Grant("hold-1", "10000", true, false, false), true);
-        assertThat(call.args()).as("the script's arguments, as its header declares them").hasSize(8);
+                new LockType.Grant("hold-1", "10000", true, false, false));
+        assertThat(call.args()).as("the script's arguments, as its header declares them").hasSize(7);
 
         assertThat(call.run()).isPositive();
 
@@ -55,8 +55,7 @@ class ScriptCopiesTest {
         assertThat(copy.arguments(call.args())).as("a watched grant's lease is the service's watchdog lease: written")
             .containsExactly("owner-a", "hold-1");
         assertThat(copy.script().getScriptAsString()).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, "
-                + "REENTRY, RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], '10000', '1', "
-                + "'0', '0', '0', '1'");
+                + "REENTRY, RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], '10000', '1', '0', '0', '0'");
         assertThat(this.redis.call("SCRIPT", "EXISTS", copy.script().getSha1(), LockScripts.ACQUIRE.script().getSha1()))
             .as("Redis ran the copy, not the script").isEqualTo("1\n0");
         ScriptCall sent = call.asSent();
@@ -72,27 +71,25 @@ class ScriptCopiesTest {
         StringRedisTemplate template = this.clients.template();
         LockScripts scripts = new LockScripts(template);
         String hash = "distlock:{alike}:lock";
-        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false),
-                true);
+        ScriptCall first = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false));
         long fence = first.run();
 
         // the same grants and releases, sent as the script with every argument: the hash reads the same to both
-        ScriptCall other = scripts.acquire(hash, "owner-b", new LockType.Grant("1", "10000", false, false, true), true);
+        ScriptCall other = scripts.acquire(hash, "owner-b", new LockType.Grant("1", "10000", false, false, true));
         Long refused = template.execute(other.script(), other.keys(), other.args());
         assertThat(refused).as("held by owner-a").isLessThan(-1);
         assertThat(this.redis.lockField(hash, "waiting")).as("the refusal of a waiting caller").isEqualTo("1");
         assertThat(other.run()).as("the copy's refusal").isLessThan(-1);
 
-        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false),
-                true);
+        ScriptCall reentry = scripts.acquire(hash, "owner-a", new LockType.Grant("2", "10000", false, true, false));
         assertThat(template.execute(reentry.script(), reentry.keys(), reentry.args())).isEqualTo(fence);
         ScriptCall release = scripts.release(hash, hash + ":freed",
                 "owner-a", new LockType.Release("2", fence, false, "0"),
-                "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true);
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true);
         assertThat(template.execute(release.script(), release.keys(), release.args()))
             .isEqualTo(LockScripts.STILL_HELD);
         assertThat(scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "0"),
-                "distlock:{alike}:released", "test", "60000", "PUBLISH", true, true).run())
+                "distlock:{alike}:released", "test", "60000", "PUBLISH", true).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(LockFields.of(this.redis, hash).keySet()).containsExactlyInAnyOrder("fence", "chain");
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the token retention written into the copy")
@@ -131,18 +128,18 @@ class ScriptCopiesTest {
         GuardedScript<Long> acquire = (GuardedScript<Long>) acquireLayout().script(); // copies of its own
         String hash = "distlock:{leases}:lock";
         List<String> keys = List.of(hash, "distlock:restart-grace");
-        Object[] fixed = {"owner-a", "1", "7001", "0", "0", "0", "0", "0"};
+        Object[] fixed = {"owner-a", "1", "7001", "0", "0", "0", "0"};
         ScriptCopies.Copy<Long> fixedCopy = acquire.copyFor(fixed);
         assertThat(fixedCopy.arguments(fixed)).containsExactly("owner-a", "1", "7001");
         assertThat(fixedCopy.script().getScriptAsString())
-            .contains("= ARGV[1], ARGV[2], ARGV[3], '0', '0', '0', '0', '0'");
-        assertThat(acquire.copyFor(new Object[] {"owner-a", "2", "7002", "0", "0", "0", "0", "0"}))
+            .contains("= ARGV[1], ARGV[2], ARGV[3], '0', '0', '0', '0'");
+        assertThat(acquire.copyFor(new Object[] {"owner-a", "2", "7002", "0", "0", "0", "0"}))
             .as("another fixed lease, the same copy").isSameAs(fixedCopy);
-        Object[] watched = {"owner-b", "1", "9001", "1", "0", "0", "0", "1"};
+        Object[] watched = {"owner-b", "1", "9001", "1", "0", "0", "0"};
         ScriptCopies.Copy<Long> watchedCopy = acquire.copyFor(watched);
         assertThat(watchedCopy).isNotSameAs(fixedCopy);
         assertThat(watchedCopy.arguments(watched)).containsExactly("owner-b", "1");
-        assertThat(acquire.copyFor(new Object[] {"owner-b", "1", "9002", "1", "0", "0", "0", "1"}))
+        assertThat(acquire.copyFor(new Object[] {"owner-b", "1", "9002", "1", "0", "0", "0"}))
             .as("another watchdog lease, another copy").isNotSameAs(watchedCopy);
 
         StringRedisTemplate template = this.clients.template();
@@ -152,7 +149,7 @@ class ScriptCopiesTest {
             .isBetween(1L, 7001L);
         assertThat(new LockScripts(template).release(hash, hash + ":freed",
                 "owner-a", new LockType.Release("1", fence, false, "0"),
-                "distlock:{leases}:released", "test", "60000", "PUBLISH", true, false).run())
+                "distlock:{leases}:released", "test", "60000", "PUBLISH", true).run())
                     .isEqualTo(LockScripts.FREED);
         assertThat(template.execute(watchedCopy.script(), keys, watchedCopy.arguments(watched))).isEqualTo(fence + 1);
         assertThat(Long.parseLong(this.redis.call("PTTL", hash))).as("the lease written into the watched copy")
@@ -163,13 +160,13 @@ class ScriptCopiesTest {
     void aReleaseIsSentAsACopyOnlyWhenItFreesTheLockNow() {
         LockScripts scripts = new LockScripts(this.clients.template());
         String hash = "distlock:{later}:lock";
-        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false), true)
+        long fence = scripts.acquire(hash, "owner-a", new LockType.Grant("1", "10000", false, false, false))
             .run();
         ScriptCall later = scripts.release(hash, hash + ":freed",
                 "owner-a", new LockType.Release("1", fence, false, "3000"),
-                "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
+                "distlock:{later}:released", "test", "60000", "PUBLISH", true);
         ScriptCall now = scripts.release(hash, hash + ":freed", "owner-a", new LockType.Release("1", fence, false, "0"),
-                "distlock:{later}:released", "test", "60000", "PUBLISH", true, true);
+                "distlock:{later}:released", "test", "60000", "PUBLISH", true);
         GuardedScript<Long> release = (GuardedScript<Long>) LockScripts.RELEASE.script();
         assertThat(release.copyFor(later.args())).as("a delay: the script with every argument").isNull();
         assertThat(release.copyFor(now.args()).arguments(now.args()))
@@ -190,14 +187,13 @@ class ScriptCopiesTest {
     void aCallWhoseCallerGaveUpIsNotLoadedAndRunAfterNoscript() throws Exception {
         LockScripts scripts = new LockScripts(this.clients.template(this.redis.port(), Duration.ofMillis(500)));
         String hash = "distlock:{gave-up}:lock";
-        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", true, false, false),
-                true)
+        scripts.acquire("distlock:{connected}:lock", "owner-z", new LockType.Grant("1", "10000", true, false, false))
             .run(); // the connection is open before the pause, and the client sent this copy before
         this.redis.call("SCRIPT", "FLUSH");
         this.redis.pause();
         try {
             CompletableFuture<Long> attempt = CompletableFuture.supplyAsync(() -> scripts
-                .acquire(hash, "owner-a", new LockType.Grant("1", "10000", true, false, false), true).run());
+                .acquire(hash, "owner-a", new LockType.Grant("1", "10000", true, false, false)).run());
             assertThatThrownBy(() -> attempt.get(10, TimeUnit.SECONDS)).as("the caller gives up after 500 ms")
                 .hasCauseInstanceOf(QueryTimeoutException.class);
         }
@@ -208,7 +204,7 @@ class ScriptCopiesTest {
         // second one
         for (int i = 0; i < 2; i++) {
             scripts.acquire("distlock:{after}:lock", "owner-b", new LockType.Grant(Integer.toString(i), "10000", false,
-                    false, false), true).run();
+                    false, false)).run();
         }
         assertThat(this.redis.lockField(hash, "owner")).as("the grant its caller gave up on").isNull();
     }
@@ -226,7 +222,7 @@ class ScriptCopiesTest {
     private static ScriptLayout<Long> acquireLayout() {
         return ScriptLayout.load("acquire.lua", Long.class, ScriptArgument.OWNER_TOKEN, ScriptArgument.HOLD_ID,
                 ScriptArgument.LEASE_MILLIS, ScriptArgument.WATCHDOG, ScriptArgument.REENTRY,
-                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING, ScriptArgument.SINGLE_HOLD_LAYOUT);
+                ScriptArgument.RESTART_GRACE_MILLIS, ScriptArgument.WAITING);
     }
 
     private static ScriptCopies.Copy<Long> copyOf(ScriptLayout<Long> layout, Object[] args) {

@@ -112,8 +112,7 @@ class ScriptLayoutTest {
     void theArgumentsAreNamedInTheScriptAndEachIncludeAppearsOnce() {
         String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
         assertThat(acquire).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, REENTRY, "
-                + "RESTART_GRACE_MILLIS, WAITING, SINGLE_HOLD_LAYOUT = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], "
-                + "ARGV[6], ARGV[7], ARGV[8]");
+                + "RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]");
         assertThat(acquire).doesNotContain("--#");
         // reenter.lua and new-grant.lua share add-hold.lua's and extend-lease.lua's functions: defined once
         assertThat(acquire.split("local function addHold\\(", -1)).hasSize(2);
@@ -132,37 +131,23 @@ class ScriptLayoutTest {
 
     @Test
     void aLockCyclesAcquireAndReleaseDefineNoFunctionOnlyOtherPathsUse() {
-        // a closure per function definition a call runs: the single-hold layout's paths (a lock cycle's) define
-        // functions only inside the branches that need them, and run before the hash's; there a re-entry's, a
-        // delayed release's and a fresh key's functions sit in their branches, and the release's other paths' after
-        // the common path's return
+        // a closure per function definition a call runs: a re-entry's, a delayed release's and a fresh key's
+        // functions sit in their branches, and the release's other paths' after the common path's return
         String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
-        int freshKeyBranch = acquire.indexOf("if value == false then");
-        int stringPaths = acquire.indexOf("if type(value) == 'string' then");
-        assertThat(acquire.indexOf("local function restartGraceLeft(")).isBetween(freshKeyBranch, stringPaths);
-        int ownString = acquire.indexOf("-- this owner's re-entry, or a retried grant");
-        assertThat(ownString).isGreaterThan(stringPaths);
-        assertThat(acquire.indexOf("local function singleHold(")).isGreaterThan(ownString);
-        assertThat(acquire.indexOf("local function grantAnew(")).isGreaterThan(ownString);
-        int hashPath = acquire.indexOf("local state = redis.pcall('HMGET'");
-        assertThat(hashPath).isGreaterThan(ownString);
         int reentryBranch = acquire.indexOf("if owner == OWNER_TOKEN then");
-        assertThat(reentryBranch).isGreaterThan(hashPath);
+        assertThat(reentryBranch).isPositive();
         assertThat(acquire.indexOf("local function reenter(")).isGreaterThan(reentryBranch);
         assertThat(acquire.indexOf("local function addHold(")).isGreaterThan(reentryBranch);
-        int graceBranch = acquire.indexOf("if not lastFence then");
-        assertThat(graceBranch).isGreaterThan(hashPath);
-        assertThat(acquire.indexOf("local function restartGraceLeft(", hashPath)).isGreaterThan(graceBranch);
+        int freshKeyBranch = acquire.indexOf("if not lastFence then");
+        assertThat(freshKeyBranch).isPositive();
+        assertThat(acquire.indexOf("local function restartGraceLeft(")).isGreaterThan(freshKeyBranch);
         int delayedReleaseBranch = acquire.indexOf("if owner == '(released)' then");
         assertThat(delayedReleaseBranch).isPositive();
         assertThat(acquire.indexOf("local function heldFor(")).isGreaterThan(delayedReleaseBranch);
         String release = LockScripts.RELEASE.script().getScriptAsString();
-        int singleHoldPathEnd = release.indexOf("      return 1\n    end\n");
-        assertThat(singleHoldPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
         int commonPathEnd = release.indexOf("\n  return 1\nend\n");
-        assertThat(commonPathEnd).isPositive().isLessThan(release.lastIndexOf("\nlocal function notOwnerReply("));
-        assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(singleHoldPathEnd);
-        assertThat(release.lastIndexOf("\nlocal function keepLongestLease(")).isGreaterThan(commonPathEnd);
+        assertThat(commonPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
+        assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(commonPathEnd);
     }
 
     private static List<Path> scriptFiles() throws IOException {
