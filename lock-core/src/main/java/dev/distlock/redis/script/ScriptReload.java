@@ -32,14 +32,15 @@ import org.springframework.data.redis.core.script.RedisScript;
  * again as EVAL, or its script alone loaded, call 2 could find its own script loaded and run first (a
  * {@code releaseAsync()} followed by another owner's {@code tryAcquire()} of the key would find the lock still held).
  * So this connection never loads one script alone, and loads only while nothing it sent is unanswered: the first
- * NOSCRIPT holds new calls back; once every call sent before has answered, the whole set is loaded and one
- * {@code SCRIPT EXISTS} checks that all of it is there (a flush between two loads leaves part); then the calls that met
- * NOSCRIPT are sent again, in the order they were sent, and the held calls after them. Seen from this connection the
- * set is then there whole or (after a flush) not at all, so a call after one that met NOSCRIPT meets it too and is
- * sent again after it. Not ruled out: another client loading part of the set (a script alone, by EVAL) between two
- * calls. Where the set cannot be loaded (a user not granted {@code SCRIPT LOAD}, a sharding proxy, Redis lost it
- * {@link #MOST_ROUNDS} times in a row as it loaded), the calls that met NOSCRIPT go again as EVAL, in order, which
- * loads their scripts one by one: that keeps calls going without the guarantee.
+ * NOSCRIPT holds new calls back; once every call sent before has answered, the calls that met NOSCRIPT are sent
+ * again as EVAL, in the order they were sent (nothing else of this connection's is on the wire then), the whole set is
+ * loaded behind them and one {@code SCRIPT EXISTS} checks that all of it is there (a flush between two loads leaves
+ * part); then the held calls go. Seen from this connection the set is then there whole or (after a flush) not at all,
+ * so a call after one that met NOSCRIPT meets it too and is sent again after it. Not ruled out: another client loading
+ * part of the set (a script alone, by EVAL) between two calls. Where the set cannot be loaded (a user not granted
+ * {@code SCRIPT LOAD}, a sharding proxy, Redis lost it {@link #MOST_ROUNDS} times in a row as it loaded), the held
+ * calls go anyway and each that meets NOSCRIPT goes again as EVAL in a recovery of its own: that keeps calls going
+ * without the guarantee.
  *
  * <p>Costs a call one atomic increment and decrement and one volatile read; locks only during a recovery.
  */
@@ -76,7 +77,10 @@ final class ScriptReload {
     private volatile boolean recovering;
 
     /** Set while the script set loads; guarded by this. */
-    private boolean draining;
+    private boolean loading;
+
+    /** Where to load the set once the refused calls, sent again, have answered; guarded by this. */
+    private @Nullable RedisScriptingAsyncCommands<byte[], byte[]> loadOn;
 
     /** Calls that met NOSCRIPT, in the order they were sent (that of their answers); guarded by this. */
     private final List<Call> refused = new ArrayList<>();
@@ -214,15 +218,39 @@ final class ScriptReload {
         }
     }
 
-    /** Every call sent before the recovery answered: load the set, then send again what waits. */
+    /**
+     * Once every call sent before the recovery has answered (new calls are held): the refused calls go again at once,
+     * in the order they were sent, as EVAL (which no missing script refuses), so that each costs one round trip more,
+     * as a plain EVAL fallback would, and nothing another part of the service sends meanwhile (a WAIT that blocks the
+     * connection) gets ahead of it. Once they have answered (on a Redis Cluster the set loads on a connection of its
+     * own, which must not check the set before they loaded their scripts), the set loads; then the held calls go.
+     */
     private void drain() {
         RedisScriptingAsyncCommands<byte[], byte[]> commands;
         synchronized (this) {
-            if (!this.recovering || this.draining || this.inFlight.get() != 0 || this.refused.isEmpty()) {
+            if (!this.recovering || this.loading || this.inFlight.get() != 0) {
                 return;
             }
-            this.draining = true;
-            commands = this.refused.get(0).commands();
+            if (!this.refused.isEmpty()) {
+                this.loadOn = this.refused.get(0).commands();
+                List<Call> refused = new ArrayList<>(this.refused);
+                this.refused.clear();
+                this.inFlight.incrementAndGet(); // until all are sent: none answered at once starts the load early
+                send(refused, true);
+                commands = null;
+            }
+            else {
+                commands = this.loadOn;
+                this.loadOn = null;
+                this.loading = commands != null;
+                if (commands == null) {
+                    return;
+                }
+            }
+        }
+        if (commands == null) {
+            answered(); // the refused calls are sent: the set loads once they have answered
+            return;
         }
         CompletableFuture<Throwable> loaded;
         try {
@@ -231,19 +259,15 @@ final class ScriptReload {
         catch (RuntimeException ex) {
             loaded = CompletableFuture.completedFuture(ex);
         }
-        loaded.whenComplete((failure, unused) -> resend(failure != null || unused != null || !this.settings.loads()));
+        loaded.whenComplete((failure, unused) -> sendHeld());
     }
 
     /**
-     * Sends again the calls that met NOSCRIPT (as EVAL when the set could not be loaded), then the held ones. A call may
-     * complete at once on this thread and its caller send the next, which is held and sent in the next turn; one that
-     * meets NOSCRIPT again waits for the next recovery.
+     * Sends the held calls. A call may complete at once on this thread and its caller send the next, which is held and
+     * sent in the next turn; one that meets NOSCRIPT again (the set could not be loaded) waits for the next recovery.
      */
-    private synchronized void resend(boolean eval) {
+    private synchronized void sendHeld() {
         try {
-            List<Call> refused = new ArrayList<>(this.refused);
-            this.refused.clear();
-            send(refused, eval);
             while (!this.held.isEmpty()) {
                 List<Call> held = new ArrayList<>(this.held);
                 this.held.clear();
@@ -251,7 +275,7 @@ final class ScriptReload {
             }
         }
         finally {
-            this.draining = false;
+            this.loading = false;
             this.recovering = !this.refused.isEmpty();
         }
         if (this.recovering && this.inFlight.get() == 0) {
