@@ -33,8 +33,8 @@ import dev.distlock.test.RedisServers;
  * and {@code INFO cpu} (the process's CPU, network included), once to warm up and then {@code rounds} times, the cases
  * interleaved round by round so that the machine's load falls on all alike: rows compared with each other run next to
  * each other, and each comparison is the median over rounds of the two rows' ratio in the same round. A/B rows take
- * one part out of a script; "floor" rows cost one part alone; both are sent as the lock's own row is (the copy of the
- * script with its few-valued arguments written in, and the arguments the copy takes). Runs on the jemalloc
+ * one part out of a script; "floor" rows cost one part alone; both are sent as the lock's own row is (the script's one
+ * text, every argument as ARGV). Runs on the jemalloc
  * {@code redis-server} when the machine has one (see {@link RedisBuild}). Run: {@code java -cp
  * lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.ScriptCost [calls per window, default 10000] [rounds,
  * default 5] [markdown file to write]}.

@@ -32,7 +32,7 @@ final class AccessCheck {
      * ZRANGEBYSCORE, ZSCORE, TIME).
      */
     static String requiredAcl(String prefix) {
-        return "~" + prefix + ":* &" + prefix + ":* +hello +ping +select +wait +client|setname +evalsha +eval +hget "
+        return "~" + prefix + ":* &" + prefix + ":* +hello +ping +select +wait +client|setname +evalsha +eval +script|load +hget "
                 + "+hmget +hgetall +hset +hsetnx +hdel +hincrby +hexists +pexpire +pexpireat +pttl +time +info "
                 + "+publish "
                 + "+subscribe +unsubscribe +spublish +ssubscribe +sunsubscribe +get +set +del +exists +zadd +zrem "

@@ -32,6 +32,11 @@ final class EvictionGuard {
     /** When the policy was last read: the connection that the build's check opened needs no second check. */
     private volatile long checkedNanos = System.nanoTime() - RECHECK_NANOS;
 
+    /** Whether INFO was refused or dropped (likely a proxy, which may not pass SCRIPT LOAD on either). */
+    boolean unreadable() {
+        return this.unreadable;
+    }
+
     EvictionGuard(StringRedisTemplate redis, EvictionPolicyCheck check) {
         this.redis = redis;
         this.check = check;

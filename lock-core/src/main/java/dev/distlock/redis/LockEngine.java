@@ -126,7 +126,8 @@ final class LockEngine {
         RestartGrace grace = new RestartGrace(settings.restartGrace, settings.keyPrefix, cluster);
         // on a cluster, each grant's and renewal's WAIT must run on the connection of the master that ran it
         LockScripts scripts = new LockScripts(settings.redis, grace, (cluster && this.replicaAcknowledgement != null)
-                ? this.replicaAcknowledgement.onCluster(settings.redis) : null, settings.callTimeout);
+                ? this.replicaAcknowledgement.onCluster(settings.redis) : null, settings.callTimeout,
+                !settings.shardingProxy && !evictionGuard.unreadable()); // nor SCRIPT LOAD behind a proxy
         this.types = LockType.all(new LockType.Context(this.keys, scripts, clientId,
                 Long.toString(retention.toMillis()), Long.toString(settings.waiterLease.toMillis()), sharded));
         checkTopology(settings, cluster);

@@ -99,7 +99,7 @@ class RetriedCallTest {
             RedisLockService holder = this.clients.service(this.clients.template(proxy.port(), Duration.ofSeconds(5)),
                     b -> b);
             RedisLockService other = this.clients.service();
-            // Redis knows the scripts, the delayed release's too (sent as the script itself, not as a copy): no
+            // Redis knows the scripts (loaded when the service started), the delayed release's too: no
             // NOSCRIPT reply to lose
             holder.acquire("warm-up", options).releaseAfter(Duration.ofMillis(1));
             LockHandle lock = holder.acquire("form", options);

@@ -66,20 +66,20 @@ class ScriptReloadTest {
     }
 
     /**
-     * A script copy this service has not sent before goes first as EVAL, not EVALSHA answered NOSCRIPT and sent again
-     * as EVAL after the calls sent behind it (issue 45, 3a): a {@code releaseAsync()} followed by another owner's
+     * A call of a script Redis lost (SCRIPT FLUSH before the service started) runs in the order it was sent, not after
+     * the calls sent behind it (issue 45, 3a; ScriptReload): a {@code releaseAsync()} followed by another owner's
      * {@code tryAcquire()} of the same key on the same connection finds the lock free.
      */
     @Test
-    void aCopysFirstCallRunsInTheOrderItWasSent() throws Exception {
+    void aScriptsFirstCallAfterAFlushRunsInTheOrderItWasSent() throws Exception {
         this.redis.call("SCRIPT", "FLUSH");
-        RedisLockService locks = this.clients.service(); // its start-up check loads the copies a watched lock uses
+        RedisLockService locks = this.clients.service(); // loads the scripts when it starts
         LockOptions fixed = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(30));
         assertThat(locks.tryAcquire("warm-up", fixed.withOwner("b").withLeaseTime(Duration.ofMillis(100))))
             .isPresent(); // Redis knows the other owner's grant; left to lapse, so no fixed lease's release is sent
         LockHandle lock = locks.acquire("c", fixed);
 
-        CompletableFuture<Void> released = lock.releaseAsync().toCompletableFuture(); // a copy Redis does not know
+        CompletableFuture<Void> released = lock.releaseAsync().toCompletableFuture(); // a script Redis does not know
         Optional<LockHandle> next = locks.tryAcquire("c", fixed.withOwner("b"));
 
         released.get(5, TimeUnit.SECONDS);

@@ -218,13 +218,13 @@ public final class ScriptCases {
     /** A case whose script is {@code edit}ed; left out (and said so) when the edit no longer finds its text. */
     private void addVariant(List<CostCase> cases, String name, String measures, List<IntFunction<ScriptCall>> setup,
             IntFunction<ScriptCall> call, UnaryOperator<String> edit, LongPredicate expected) {
-        String original = call.apply(0).asSent().script().getScriptAsString();
+        String original = call.apply(0).script().getScriptAsString();
         if (edit.apply(original).equals(original)) {
             System.err.println("variant '" + name + "' left out: its edit no longer applies to the script");
             return;
         }
         cases.add(of(name, measures, setup, i -> {
-            ScriptCall real = call.apply(i).asSent(); // the text and arguments the lock's own row sends
+            ScriptCall real = call.apply(i); // the text and arguments the lock's own row sends
             return new ScriptCall(real.scripts(), variant(real.script(), edit), real.keys(), real.args());
         }, expected));
     }
@@ -232,7 +232,7 @@ public final class ScriptCases {
     private CostCase unit(String name, String measures, IntFunction<ScriptCall> shapeOf, String text) {
         RedisScript<Long> script = new DefaultRedisScript<>(text, Long.class);
         return of(name, measures, List.of(), i -> {
-            ScriptCall shape = shapeOf.apply(i).asSent();
+            ScriptCall shape = shapeOf.apply(i);
             return new ScriptCall(shape.scripts(), script, shape.keys(), shape.args());
         }, equal(1));
     }

@@ -3,26 +3,19 @@ package dev.distlock.redis.script;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisSystemException;
@@ -35,8 +28,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Sends integer-answering scripts through Lettuce's asynchronous API on the connection factory's shared connection
  * (kept between calls while it is open), so that any number of calls are in flight on one connection with no thread
- * waiting: EVALSHA, and EVAL when Redis
- * answers NOSCRIPT (after a restart or {@code SCRIPT FLUSH}), as the blocking template does. Failures are translated
+ * waiting: EVALSHA, the service's scripts kept loaded and a NOSCRIPT recovered in the order calls were sent
+ * ({@link ScriptReload}; on a dedicated connection, EVAL at once). Failures are translated
  * as Spring Data Redis translates them on the blocking path, so both paths report alike, and each is shown to a
  * listener (the ACL guard's) before the call's future completes with it: no stage per call for that.
  * <p>
@@ -51,7 +44,7 @@ final class AsyncScriptRunner {
 
     private static final LettuceExceptionConverter exceptions = new LettuceExceptionConverter();
 
-    private final RedisConnectionFactory connectionFactory;
+    private final ScriptConnection connection;
 
     /** Told of every failed call, on the thread that completes it, before its future completes. */
     private final Consumer<Throwable> failures;
@@ -69,19 +62,11 @@ final class AsyncScriptRunner {
     private final long boundMillis;
 
     /**
-     * The scripts (SHA-1) this runner has sent: a script's first call goes as EVAL, which loads it in the order it was
-     * sent. An EVALSHA answered NOSCRIPT is sent again as EVAL after the calls sent behind it, which run first: a
-     * {@code releaseAsync()} followed by a grant of the same key would find the lock still held. That now happens
-     * only after Redis lost its scripts (a restart, {@code SCRIPT FLUSH}). Bounded: a service has few copies.
+     * @param scripts the service's scripts, to load at start-up and after NOSCRIPT (the variant of each it runs)
+     * @param loads whether to load them with {@code SCRIPT LOAD} (not behind a sharding proxy)
      */
-    private final Set<String> sent = ConcurrentHashMap.newKeySet();
-
-    /** The shared connection's commands, kept between calls; null until first use. */
-    private volatile @Nullable Shared sharedCommands;
-
     AsyncScriptRunner(RedisConnectionFactory connectionFactory, Consumer<Throwable> failures,
-            @Nullable Duration callTimeout) {
-        this.connectionFactory = connectionFactory;
+            @Nullable Duration callTimeout, Supplier<List<RedisScript<?>>> scripts, boolean loads) {
         this.failures = failures;
         LettuceConnectionFactory lettuceFactory = (connectionFactory instanceof LettuceConnectionFactory factory)
                 ? factory : null;
@@ -90,6 +75,13 @@ final class AsyncScriptRunner {
         this.timeoutMillis = (lettuceFactory != null) ? lettuceFactory.getTimeout() : 0;
         this.boundMillis = (callTimeout != null && callTimeout.toMillis() < this.timeoutMillis)
                 ? callTimeout.toMillis() : 0;
+        this.connection = new ScriptConnection(connectionFactory, this.shared,
+                new ScriptReload.Settings(scripts, loads && this.lettuce, this.boundMillis, this.timeoutMillis));
+    }
+
+    /** See {@link ScriptConnection#load()}. */
+    @Nullable Throwable load() {
+        return this.connection.load();
     }
 
     /** Whether {@link #runBlocking} can run here (a Lettuce factory); else blocking calls need the template. */
@@ -184,7 +176,7 @@ final class AsyncScriptRunner {
 
     /** A failure translated as the template translates it and told to the listener (see {@link #reported}). */
     Throwable failure(Throwable failure) {
-        return reported(unwrap(failure));
+        return reported(ScriptReload.unwrap(failure));
     }
 
     /** A blocking call's failure, translated and told; an error is thrown as it is. */
@@ -206,40 +198,25 @@ final class AsyncScriptRunner {
      */
     private RedisScriptingAsyncCommands<byte[], byte[]> send(RedisScript<Long> script, List<String> keys,
             Object[] args, CompletableFuture<Long> reply, boolean translate) {
-        RedisConnection connection = null;
-        Shared kept = this.sharedCommands;
-        RedisScriptingAsyncCommands<byte[], byte[]> commands;
-        if (kept != null && kept.connection().isOpen()) {
-            commands = kept.commands();
-        }
-        else {
-            connection = this.connectionFactory.getConnection();
-            commands = scripting(connection);
-            StatefulConnection<?, ?> stateful = (commands instanceof RedisAsyncCommands<?, ?> single)
-                    ? single.getStatefulConnection()
-                    : (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)
-                            ? cluster.getStatefulConnection() : null;
-            if (this.shared && stateful != null) {
-                // the factory's one connection: kept while open (a reset factory opens another), not closed here
-                this.sharedCommands = new Shared(commands, stateful);
-                connection.close();
-                connection = null;
-            }
-        }
+        ScriptConnection.Target sendOn = this.connection.target();
+        RedisConnection connection = sendOn.dedicated();
+        RedisScriptingAsyncCommands<byte[], byte[]> commands = sendOn.commands();
         byte[][] encodedKeys = encode(keys.toArray());
         byte[][] encodedArgs = encode(args);
         RedisConnection dedicated = connection;
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
-        if (this.sent.add(script.getSha1())) {
-            bounded(target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
-                .whenComplete((loaded, failure) -> finish(reply, dedicated, loaded, failure, translate));
+        if (dedicated == null) {
+            this.connection.reloadFor(target, encodedKeys[0]).send(new ScriptReload.Call(script, encodedKeys, encodedArgs, reply, target,
+                    (value, failure) -> finish(reply, null, value, failure, translate)));
             return target;
         }
-        bounded(target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
+        // a connection of this call's own: nothing else is sent on it before the answer, so EVAL at once keeps order
+        ScriptReload.bounded(this.boundMillis, target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
             .whenComplete((value, failure) -> {
-                if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
-                    bounded(target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER, encodedKeys,
-                            encodedArgs))
+                if (failure != null && ScriptReload.unwrap(failure) instanceof RedisNoScriptException
+                        && !reply.isDone()) {
+                    ScriptReload.bounded(this.boundMillis, target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER,
+                            encodedKeys, encodedArgs))
                         .whenComplete((loaded, evalFailure) -> finish(reply, dedicated, loaded, evalFailure,
                                 translate));
                 }
@@ -248,26 +225,6 @@ final class AsyncScriptRunner {
                 }
             });
         return target;
-    }
-
-    /**
-     * The command, completed with a timeout after the lock call timeout when that is the shorter: completed, Lettuce
-     * neither sends it after a reconnect nor waits for it longer (as with its own command timeout).
-     */
-    private CompletionStage<Long> bounded(RedisFuture<Long> command) {
-        return (this.boundMillis > 0)
-                ? command.toCompletableFuture().orTimeout(this.boundMillis, TimeUnit.MILLISECONDS) : command;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static RedisScriptingAsyncCommands<byte[], byte[]> scripting(RedisConnection connection) {
-        Object nativeConnection = connection.getNativeConnection();
-        if (!(nativeConnection instanceof RedisScriptingAsyncCommands<?, ?> commands)) {
-            connection.close();
-            throw new IllegalStateException("Non-blocking lock calls need a Lettuce connection factory, but the "
-                    + "connection is " + nativeConnection.getClass().getName());
-        }
-        return (RedisScriptingAsyncCommands<byte[], byte[]>) commands;
     }
 
     private void finish(CompletableFuture<Long> reply, @Nullable RedisConnection dedicated, Long value,
@@ -281,10 +238,10 @@ final class AsyncScriptRunner {
             }
         }
         if (failure != null) {
-            Throwable cause = (unwrap(failure) instanceof TimeoutException) // the bound's, not Lettuce's own
+            Throwable cause = (ScriptReload.unwrap(failure) instanceof TimeoutException) // the bound's, not Lettuce's own
                     ? new RedisCommandTimeoutException("Redis did not answer a lock call within the lock call timeout "
                             + "of " + this.boundMillis + " ms")
-                    : unwrap(failure);
+                    : ScriptReload.unwrap(failure);
             reply.completeExceptionally(translate ? reported(cause) : cause);
         }
         else if (value == null) {
@@ -310,13 +267,6 @@ final class AsyncScriptRunner {
         return translated;
     }
 
-    /** The shared connection's script commands, and the connection, to tell whether it is still open. */
-    private record Shared(RedisScriptingAsyncCommands<byte[], byte[]> commands, StatefulConnection<?, ?> connection) {
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-    }
 
     private static Throwable translate(Throwable failure) {
         if (failure instanceof DataAccessException || !(failure instanceof Exception ex)) {

@@ -21,24 +21,20 @@ import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.LettuceFutures;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/*.lua}) and run
- * with EVALSHA, falling back to EVAL (reloading the script) when Redis answers NOSCRIPT after a {@code SCRIPT FLUSH}
- * or a restart. Lock calls, blocking or not, go straight to the Lettuce connection ({@link AsyncScriptRunner}); the
- * template runs them only on a connection factory other than Lettuce's and for grants with replica acknowledgements on
+ * The lock's Lua scripts, one per operation, read once from the classpath ({@code dev/distlock/redis/script/*.lua}):
+ * one text per script (two with the ACL guard's variant, of which a service runs one), every argument sent as ARGV.
+ * The service loads them with {@code SCRIPT LOAD} when it starts ({@link ScriptSender#loadScripts()}) and runs them
+ * with EVALSHA; a NOSCRIPT after a {@code SCRIPT FLUSH}, a restart or a failover loads them again
+ * ({@link ScriptReload}). Lock calls, blocking or not, go straight to the Lettuce connection
+ * ({@link AsyncScriptRunner}); the template runs them only on a connection factory other than Lettuce's and for grants with replica acknowledgements on
  * a Redis Cluster, and it runs renewals and every other command.
  */
 public final class LockScripts {
@@ -101,15 +97,7 @@ public final class LockScripts {
 
     private final RestartGrace restartGrace;
 
-    private final AsyncScriptRunner async;
-
-    private final AclGuard aclGuard = new AclGuard();
-
-    /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
-    private final @Nullable AcknowledgedClusterScripts acknowledged;
-
-    /** The grant scripts {@link #acknowledged} runs (those {@link #grantCall} was given). */
-    private final Set<RedisScript<Long>> grantScripts = ConcurrentHashMap.newKeySet();
+    private final ScriptSender sender;
 
     private final RenewalScripts renewals;
 
@@ -118,38 +106,42 @@ public final class LockScripts {
     }
 
     public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace) {
-        this(redis, restartGrace, null);
+        this(redis, restartGrace, null, null, true);
     }
 
     /**
      * @param acknowledged on a Redis Cluster with replica acknowledgements, what runs grants and renewals on their
      * slot's master followed by WAIT there; else null
-     */
-    public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace,
-            @Nullable AcknowledgedClusterScripts acknowledged) {
-        this(redis, restartGrace, acknowledged, null);
-    }
-
-    /**
      * @param callTimeout how long a lock call waits for Redis when shorter than the client's command timeout (see
      * {@code RedisLockServiceBuilder#callTimeout}); null: the client's timeout
+     * @param loadScripts whether to load the scripts when it starts ({@link ScriptSender#loadScripts()}): not behind a
+     * sharding proxy, which does not pass {@code SCRIPT LOAD} on (there each script loads with EVAL after NOSCRIPT)
      */
     public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace,
-            @Nullable AcknowledgedClusterScripts acknowledged, @Nullable Duration callTimeout) {
+            @Nullable AcknowledgedClusterScripts acknowledged, @Nullable Duration callTimeout, boolean loadScripts) {
         this.redis = redis;
         this.restartGrace = restartGrace;
-        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), this.aclGuard::noteFailure,
-                callTimeout);
-        this.acknowledged = acknowledged;
-        this.renewals = new RenewalScripts(redis, acknowledged, this.aclGuard);
+        AclGuard aclGuard = new AclGuard();
+        this.sender = new ScriptSender(redis, aclGuard, acknowledged, callTimeout, loadScripts);
+        this.renewals = new RenewalScripts(redis, acknowledged, aclGuard);
+        this.sender.loadScripts();
+    }
+
+    /** Every script a service may run: the lock types', their renewals' and the start-up check's. */
+    static List<ScriptLayout<?>> layouts() {
+        return List.of(ACQUIRE, RELEASE, HAND_OFF, RENEW, ACCESS_CHECK, FairLock.ACQUIRE, FairLock.RELEASE,
+                FairLock.LEAVE, ReadLock.ACQUIRE, ReadLock.RELEASE, ReadLock.RENEW, WriteLock.ACQUIRE,
+                WriteLock.WITHDRAW, SemaphoreLock.ACQUIRE, SemaphoreLock.RELEASE, SemaphoreLock.LEAVE,
+                SemaphoreLock.RENEW);
     }
 
     /**
      * Decides, from the Redis user's ACL, whether the scripts run their ACL guard (see {@link AclGuard}): off for a
-     * user granted every command, key and channel, else on. Runs {@code ACL WHOAMI} and {@code ACL GETUSER}.
+     * user granted every command, key and channel, else on. Runs {@code ACL WHOAMI} and {@code ACL GETUSER}, and loads
+     * the scripts the service runs from then on.
      */
     public void decideAclGuard() {
-        this.aclGuard.decide(this.redis);
+        this.sender.decideAclGuard();
     }
 
     /** Whether Redis's error says it refused a command, key or channel for lack of permission (see AclGuard). */
@@ -212,9 +204,7 @@ public final class LockScripts {
         allKeys.addAll(keys);
         allKeys.add(this.restartGrace.marker(keys.get(0)));
         args.set(RESTART_GRACE_MILLIS, this.restartGrace.graceMillis());
-        if (this.acknowledged != null) {
-            this.grantScripts.add(layout.script());
-        }
+        this.sender.grants(layout.script());
         return new ScriptCall(this, layout.script(), allKeys, args.toArray());
     }
 
@@ -225,9 +215,7 @@ public final class LockScripts {
      */
     ScriptCall handOff(String lockHash, String freedMark, String ownerToken, LockType.Release release,
             String newOwnerToken, LockType.Grant grant, boolean lastOfRun, String retentionMillis) {
-        if (this.acknowledged != null) {
-            this.grantScripts.add(HAND_OFF.script()); // a grant to the waiter: WAIT on its master after it
-        }
+        this.sender.grants(HAND_OFF.script()); // a grant to the waiter: WAIT on its master after it
         return call(HAND_OFF.script(), List.of(lockHash, freedMark), HAND_OFF.newArguments()
             .set(OWNER_TOKEN, ownerToken)
             .set(HOLD_ID, release.holdId())
@@ -268,59 +256,17 @@ public final class LockScripts {
 
     /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
     CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
-        ScriptCopies.Copy<Long> copy = copyFor(script, args);
-        return (copy != null) ? this.async.run(this.aclGuard.select(copy.script()), keys, copy.arguments(args))
-                : this.async.run(this.aclGuard.select(script), keys, args);
+        return this.sender.runAsync(script, keys, args);
     }
 
     /** Sends a grant script and WAITs on its connection; see {@link ScriptCall#runAcknowledgedAsync}. */
     CompletableFuture<ScriptCall.Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
             Object[] args, int replicas, long timeoutMillis) {
-        ScriptCopies.Copy<Long> copy = copyFor(script, args);
-        RedisScript<Long> sent = this.aclGuard.select((copy != null) ? copy.script() : script);
-        Object[] sentArgs = (copy != null) ? copy.arguments(args) : args;
-        if (this.acknowledged == null) {
-            return this.async.runAcknowledged(sent, keys, sentArgs, replicas, timeoutMillis); // tells the guard
-        }
-        CompletableFuture<ScriptCall.Acknowledged> reply = new CompletableFuture<>();
-        this.acknowledged.grantAsync(sent, keys, sentArgs).whenComplete((acknowledged, failure) -> {
-            if (failure != null) {
-                reply.completeExceptionally(this.async.failure(failure));
-            }
-            else {
-                reply.complete(acknowledged);
-            }
-        });
-        return reply;
+        return this.sender.runAcknowledgedAsync(script, keys, args, replicas, timeoutMillis);
     }
 
     long run(RedisScript<Long> script, List<String> keys, Object... args) {
-        boolean acknowledgedGrant = this.acknowledged != null && this.grantScripts.contains(script);
-        ScriptCopies.Copy<Long> copy = copyFor(script, args);
-        RedisScript<Long> sent = this.aclGuard.select((copy != null) ? copy.script() : script);
-        Object[] sentArgs = (copy != null) ? copy.arguments(args) : args;
-        if (!acknowledgedGrant && this.async.runsBlockingCalls()) {
-            return this.async.runBlocking(sent, keys, sentArgs); // tells the guard of a failure
-        }
-        Long reply;
-        try {
-            reply = acknowledgedGrant ? this.acknowledged.grant(sent, keys, sentArgs)
-                    : this.redis.execute(sent, keys, sentArgs);
-        }
-        catch (RuntimeException ex) {
-            this.aclGuard.noteFailure(ex);
-            throw ex;
-        }
-        if (reply == null) {
-            // Only inside a pipeline or transaction, which a lock cannot take part in.
-            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
-        }
-        return reply;
-    }
-
-    /** The copy of {@code script} with this call's few-valued arguments written into it (see ScriptCopies), or null. */
-    static ScriptCopies.@Nullable Copy<Long> copyFor(RedisScript<Long> script, Object[] args) {
-        return (script instanceof GuardedScript<Long> guarded) ? guarded.copyFor(args) : null;
+        return this.sender.run(script, keys, args);
     }
 
     /** Deletes keys of one lock (one slot) with a plain DEL. */
@@ -334,17 +280,6 @@ public final class LockScripts {
      * Lettuce. On a Redis Cluster it ran already, after this thread's last grant or renewal, on that call's node.
      */
     public long waitForReplicas(int replicas, long timeoutMillis) {
-        if (this.acknowledged != null) {
-            return this.acknowledged.acknowledged();
-        }
-        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> {
-            if (!(connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> commands)) {
-                throw new IllegalStateException("Replica acknowledgements need a Lettuce connection");
-            }
-            // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
-            return LettuceFutures.awaitOrCancel(commands.waitForReplication(replicas, timeoutMillis),
-                    timeoutMillis + 1000, TimeUnit.MILLISECONDS);
-        });
-        return (acknowledged != null) ? acknowledged : 0;
+        return this.sender.waitForReplicas(replicas, timeoutMillis);
     }
 }

@@ -48,15 +48,4 @@ public record ScriptCall(LockScripts scripts, RedisScript<Long> script, List<Str
      */
     public record Acknowledged(long reply, long acknowledged) {
     }
-
-    /**
-     * This call as Redis receives it: the copy of the script with the call's few-valued arguments written in and the
-     * arguments the copy still takes (see {@link ScriptArgument}), or this call when it goes as the script itself. It
-     * runs alike; for tools that measure or vary the text Redis runs.
-     */
-    public ScriptCall asSent() {
-        ScriptCopies.Copy<Long> copy = LockScripts.copyFor(this.script, this.args);
-        return (copy == null) ? this
-                : new ScriptCall(this.scripts, copy.script(), this.keys, copy.arguments(this.args));
-    }
 }

@@ -10,14 +10,12 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A lock script with its arguments by name: the Java side fills ARGV by {@link ScriptArgument}, and the script's header
- * declares the same names at the same positions. A script whose header disagrees is refused when it is loaded. Its
- * copies with the few-valued arguments written in ({@link ScriptCopies}) bind the same names.
+ * declares the same names at the same positions. A script whose header disagrees is refused when it is loaded.
  *
  * @param <T> what the script answers
  */
@@ -90,18 +88,14 @@ public final class ScriptLayout<T> {
             throw new IllegalStateException("The header of " + file + " declares ARGV " + declared
                     + ", but the Java side sends " + expected);
         }
-        String unguardedTemplate = unguardedVariant ? expand(file, new java.util.HashSet<>(), false) : guardedTemplate;
         // Read once into a String: a script built on a classpath resource checks the resource's last-modified time
         // (opening the jar) every time Spring asks for its SHA-1, which is on every call.
         String binding = binding(names);
         String text = guardedTemplate.replace(ARGUMENTS, binding);
-        String unguarded = unguardedTemplate.replace(ARGUMENTS, binding);
-        boolean batch = !names.isEmpty() && names.get(names.size() - 1).endsWith(BATCH);
-        ScriptCopies<T> copies = ScriptCopies.of(List.of(arguments), batch, (values, guarded) -> (guarded
-                ? guardedTemplate : unguardedTemplate).replace(ARGUMENTS, binding(names, values)), resultType);
+        String unguarded = unguardedVariant ? expand(file, new java.util.HashSet<>(), false).replace(ARGUMENTS, binding)
+                : text;
         return new ScriptLayout<>(file, new GuardedScript<>(text, resultType,
-                unguarded.equals(text) ? null : new DefaultRedisScript<>(unguarded, resultType), copies),
-                arguments.clone());
+                unguarded.equals(text) ? null : new DefaultRedisScript<>(unguarded, resultType)), arguments.clone());
     }
 
     /**
@@ -176,34 +170,10 @@ public final class ScriptLayout<T> {
 
     /** {@code local A, B = ARGV[1], ARGV[2]} for the declared arguments, without a batch argument's ({@code ...}). */
     private static String binding(List<String> declared) {
-        return binding(declared, null);
-    }
-
-    /**
-     * {@link #binding(List)}, or for a copy ({@link ScriptCopies}) with the arguments written into it bound to their
-     * values ({@code written}: one per such argument, in ARGV order; null for one the copy's calls send all the same)
-     * and the others to the ARGV positions a call of the copy sends them at: {@code local A, B, C = ARGV[1], '0',
-     * ARGV[2]}.
-     */
-    static String binding(List<String> declared, @Nullable String @Nullable [] written) {
-        List<String> names = new ArrayList<>();
+        List<String> names = declared.stream().filter(name -> !name.endsWith(BATCH)).toList();
         List<String> values = new ArrayList<>();
-        int sent = 0;
-        int constant = 0;
-        boolean watchdog = declared.contains(ScriptArgument.WATCHDOG.name());
-        for (String name : declared) {
-            if (name.endsWith(BATCH)) {
-                continue;
-            }
-            names.add(name);
-            String value = (written != null && ScriptArgument.valueOf(name).isWrittenIntoScript(watchdog))
-                    ? written[constant++] : null;
-            if (value != null) {
-                values.add("'" + value + "'");
-            }
-            else {
-                values.add("ARGV[" + (++sent) + "]");
-            }
+        for (int i = 1; i <= names.size(); i++) {
+            values.add("ARGV[" + i + "]");
         }
         return names.isEmpty() ? "-- (no arguments)" : "local " + String.join(", ", names) + " = " + String.join(", ", values);
     }

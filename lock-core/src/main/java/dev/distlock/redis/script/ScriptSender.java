@@ -1,0 +1,171 @@
+package dev.distlock.redis.script;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * How a service's lock calls reach Redis: the variant of each script its ACL guard selects, on the Lettuce connection
+ * ({@link AsyncScriptRunner}), through the template on another connection factory, or on a Redis Cluster with replica
+ * acknowledgements on the slot's master ({@link AcknowledgedClusterScripts}); and its script set, loaded with
+ * {@code SCRIPT LOAD} when it starts.
+ */
+final class ScriptSender {
+
+    private static final Log logger = LogFactory.getLog(LockScripts.class);
+
+    private final StringRedisTemplate redis;
+
+    private final AclGuard aclGuard;
+
+    private final AsyncScriptRunner async;
+
+    /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
+    private final @Nullable AcknowledgedClusterScripts acknowledged;
+
+    /** The grant scripts {@link #acknowledged} runs (see {@link #grants}). */
+    private final Set<RedisScript<Long>> grantScripts = ConcurrentHashMap.newKeySet();
+
+    /** Whether to load the scripts with SCRIPT LOAD (see {@link #loadScripts()}). */
+    private final boolean loads;
+
+    ScriptSender(StringRedisTemplate redis, AclGuard aclGuard, @Nullable AcknowledgedClusterScripts acknowledged,
+            @Nullable Duration callTimeout, boolean loads) {
+        this.redis = redis;
+        this.aclGuard = aclGuard;
+        this.acknowledged = acknowledged;
+        this.loads = loads;
+        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), aclGuard::noteFailure, callTimeout,
+                this::scriptSet, loads);
+    }
+    /** The service's script set: of each script, the variant it runs (with or without the ACL guard). */
+    List<RedisScript<?>> scriptSet() {
+        return LockScripts.layouts().stream().<RedisScript<?>>map(layout -> this.aclGuard.select(layout.script())).toList();
+    }
+
+    /**
+     * Loads the service's script set with {@code SCRIPT LOAD} (on a Redis Cluster, on every node), so that a server
+     * that evicts scripts {@code EVAL} loaded (Redis 8, Valkey) keeps them. A failure (Redis unreachable, a user not
+     * granted {@code SCRIPT LOAD}) is logged: each script then loads on the first call that meets NOSCRIPT.
+     */
+    void loadScripts() {
+        if (!this.loads) {
+            return;
+        }
+        Throwable failure;
+        if (this.async.runsBlockingCalls()) {
+            failure = this.async.load();
+        }
+        else {
+            try {
+                this.redis.execute((RedisCallback<Object>) connection -> {
+                    scriptSet().forEach(script -> connection.scriptingCommands()
+                        .scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8)));
+                    return null;
+                });
+                failure = null;
+            }
+            catch (RuntimeException ex) {
+                failure = ex;
+            }
+        }
+        if (failure != null) {
+            logger.info("Could not load the lock scripts with SCRIPT LOAD (" + failure + "); each loads with EVAL "
+                    + "when first called, which Redis 8 and Valkey may evict again (it then loads again)");
+        }
+    }
+
+    /**
+     * Decides, from the Redis user's ACL, whether the scripts run their ACL guard (see {@link AclGuard}): off for a
+     * user granted every command, key and channel, else on. Runs {@code ACL WHOAMI} and {@code ACL GETUSER}.
+     */
+    void decideAclGuard() {
+        boolean was = this.aclGuard.isOn();
+        this.aclGuard.decide(this.redis);
+        if (this.aclGuard.isOn() != was) {
+            loadScripts(); // the variant the service runs from now on
+        }
+    }
+
+    /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
+    CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
+        return this.async.run(this.aclGuard.select(script), keys, args);
+    }
+
+    /** Sends a grant script and WAITs on its connection; see {@link ScriptCall#runAcknowledgedAsync}. */
+    CompletableFuture<ScriptCall.Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
+            Object[] args, int replicas, long timeoutMillis) {
+        RedisScript<Long> sent = this.aclGuard.select(script);
+        if (this.acknowledged == null) {
+            return this.async.runAcknowledged(sent, keys, args, replicas, timeoutMillis); // tells the guard
+        }
+        CompletableFuture<ScriptCall.Acknowledged> reply = new CompletableFuture<>();
+        this.acknowledged.grantAsync(sent, keys, args).whenComplete((acknowledged, failure) -> {
+            if (failure != null) {
+                reply.completeExceptionally(this.async.failure(failure));
+            }
+            else {
+                reply.complete(acknowledged);
+            }
+        });
+        return reply;
+    }
+
+    long run(RedisScript<Long> script, List<String> keys, Object... args) {
+        boolean acknowledgedGrant = this.acknowledged != null && this.grantScripts.contains(script);
+        RedisScript<Long> sent = this.aclGuard.select(script);
+        if (!acknowledgedGrant && this.async.runsBlockingCalls()) {
+            return this.async.runBlocking(sent, keys, args); // tells the guard of a failure
+        }
+        Long reply;
+        try {
+            reply = acknowledgedGrant ? this.acknowledged.grant(sent, keys, args)
+                    : this.redis.execute(sent, keys, args);
+        }
+        catch (RuntimeException ex) {
+            this.aclGuard.noteFailure(ex);
+            throw ex;
+        }
+        if (reply == null) {
+            // Only inside a pipeline or transaction, which a lock cannot take part in.
+            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+        }
+        return reply;
+    }
+
+    /** Notes a script that grants: on a Redis Cluster with replica acknowledgements, it runs with WAIT after it. */
+    void grants(RedisScript<Long> script) {
+        if (this.acknowledged != null) {
+            this.grantScripts.add(script);
+        }
+    }
+
+    /** See LockScripts#waitForReplicas. */
+    long waitForReplicas(int replicas, long timeoutMillis) {
+        if (this.acknowledged != null) {
+            return this.acknowledged.acknowledged();
+        }
+        Long acknowledged = this.redis.execute((RedisCallback<Long>) connection -> {
+            if (!(connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+                throw new IllegalStateException("Replica acknowledgements need a Lettuce connection");
+            }
+            // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
+            return LettuceFutures.awaitOrCancel(commands.waitForReplication(replicas, timeoutMillis),
+                    timeoutMillis + 1000, TimeUnit.MILLISECONDS);
+        });
+        return (acknowledged != null) ? acknowledged : 0;
+    }
+}
