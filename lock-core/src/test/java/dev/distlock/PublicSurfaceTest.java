@@ -38,7 +38,7 @@ class PublicSurfaceTest {
             "dev.distlock.LockException", "dev.distlock.LockHandle", "dev.distlock.LockInspection",
             "dev.distlock.LockStatus", "dev.distlock.LockHolder", "dev.distlock.LockInstance",
             "dev.distlock.LockEvent", "dev.distlock.LockEventListener", "dev.distlock.LockInterruptedException",
-            "dev.distlock.LockMode", "dev.distlock.LockOptions", "dev.distlock.LockPermissionException", "dev.distlock.LockService",
+            "dev.distlock.LockLayoutException", "dev.distlock.LockMode", "dev.distlock.LockOptions", "dev.distlock.LockPermissionException", "dev.distlock.LockService",
             "dev.distlock.LockTimeoutException", "dev.distlock.LockUnavailableException", "dev.distlock.LockView",
             "dev.distlock.MultiLockHandle", "dev.distlock.NotLockOwnerException", "dev.distlock.RestartGraceException",
             "dev.distlock.reactor.ReactiveLocks", "dev.distlock.redis.EvictionPolicyCheck",
