@@ -11,12 +11,12 @@ import dev.distlock.reliability.mixed.PreviousEngine;
 
 /**
  * The fault explorer's bounded run, part of the test command: a few fixed seeds of seeded operations and wire faults
- * (about 95 s in all), each checked for every invariant of docs/fault-explorer.md. A failure names the seed, shows the
+ * (about 60 s in all), each checked for every invariant of docs/fault-explorer.md. A failure names the seed, shows the
  * history before the first violation and the command that replays it.
  */
 class ExplorerBoundedTest {
 
-    /** Fixed seeds, each 15 s of client work; seed 4 runs in quorum mode over three masters. */
+    /** Fixed seeds, each 12 s of client work; seed 4 runs in quorum mode over three masters. */
     private static final long[] SEEDS = { 1, 2, 4 };
 
     /** A shorter seed in mixed mode: its second service runs the previous layout's code. */
@@ -24,7 +24,7 @@ class ExplorerBoundedTest {
 
     @Test
     void fixedSeedsKeepEveryInvariant() throws Exception {
-        ExplorerSoak soak = new ExplorerSoak("all", 15, "some", "never");
+        ExplorerSoak soak = new ExplorerSoak("all", 12, "some", "never");
         ExplorerSoak mixed = new ExplorerSoak("all", 10, "never", "always");
         long start = System.nanoTime();
         List<String> reports = new ArrayList<>();
