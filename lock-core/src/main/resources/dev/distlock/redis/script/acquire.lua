@@ -26,7 +26,8 @@
 -- cycle's grant defines none of it.)
 -- 'fence' and 'chain' are written together, by a run's first grant, and neither is ever deleted alone (only the
 -- hash's expiry removes them): the one read below stands for both. Each field read costs Redis more than the
--- branch it saves, so a cycle's grant reads these two only (and 'layout', see layout.lua); 'until' is read where a delayed release needs it.
+-- branch it saves, so a cycle's grant reads these two only, and 'layout' (see layout.lua); 'until' is read where a
+-- delayed release needs it.
 local state = redis.call('HMGET', KEYS[1], 'owner', 'fence', 'layout')
 if state[3] then
   --#include layout.lua (defines otherLayout)
