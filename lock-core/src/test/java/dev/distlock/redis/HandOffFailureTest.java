@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.test.Await;
 import dev.distlock.test.FaultProxy;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -69,8 +68,7 @@ class HandOffFailureTest {
             }
         }, "waiter");
         thread.start();
-        Await.until(Duration.ofSeconds(5), () -> thread.getState() == Thread.State.WAITING
-                || thread.getState() == Thread.State.TIMED_WAITING, "the waiter waits");
+        WaitingThreads.awaitWaitingForARelease(thread, Duration.ofSeconds(10));
 
         this.proxy.delayReplies(Duration.ofMillis(1000), Duration.ofMillis(600));
         assertThatThrownBy(holder::release).as("every try of the hand-off timed out")

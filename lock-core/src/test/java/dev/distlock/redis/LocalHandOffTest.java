@@ -212,7 +212,7 @@ class LocalHandOffTest {
         waiter.start();
         try {
             // the lock is held by the same service, so the waiter queues without asking Redis
-            Await.until(Duration.ofSeconds(10), () -> waitsForARelease(waiter), "the waiter waits");
+            WaitingThreads.awaitWaitingForARelease(waiter, Duration.ofSeconds(10));
             holder.release();
             Await.until(Duration.ofSeconds(10), () -> handed.get() != null, "the lock was handed to the waiter");
             LockHandle lock = handed.get();
@@ -235,15 +235,6 @@ class LocalHandOffTest {
             done.countDown();
             waiter.join(30_000);
         }
-    }
-
-    private static boolean waitsForARelease(Thread thread) {
-        for (StackTraceElement frame : thread.getStackTrace()) {
-            if (frame.getClassName().endsWith(".Waiter") && frame.getMethodName().equals("await")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** EVALSHA and EVAL calls since the last CONFIG RESETSTAT. */

@@ -21,7 +21,6 @@ import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.NotLockOwnerException;
-import dev.distlock.test.Await;
 import dev.distlock.test.FaultProxy;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -32,14 +31,16 @@ import dev.distlock.test.RedisTest;
  * the first try runs in Redis and finds the lease gone, its reply is lost, and the retry finds the same. The holder
  * must hear of the loss: a retry counts as released only on evidence that an earlier try of this release ran.
  * <p>
- * Timeline, with a command timeout of 500 ms and replies of the first 300 ms held back 800 ms: the first try runs at
- * once and times out at 500 ms; the retry goes out at 550 ms and gets its reply behind the first one's, at 800 ms.
+ * Timeline, with a command timeout of 1 s and replies of the first 300 ms held back 1.2 s: the first try runs at once
+ * and times out at 1 s; the retry goes out at 1.05 s and gets its reply behind the first one's, at 1.2 s. A call that a
+ * timed-out try sends asking Redis (a queued waiter, woken since Redis did not answer) has its reply from 1.2 s on,
+ * well within its own timeout: a loaded machine does not turn it into "unreachable".
  */
 @RedisTest
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RetriedReleaseAfterLossTest {
 
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
     private static final LockOptions FIXED_LEASE = LockOptions.defaults().withLeaseTime(Duration.ofSeconds(60));
 
@@ -128,10 +129,12 @@ class RetriedReleaseAfterLossTest {
             }
         }, "waiter");
         thread.start();
-        Await.until(Duration.ofSeconds(5), () -> thread.getState() == Thread.State.WAITING
-                || thread.getState() == Thread.State.TIMED_WAITING, "the waiter waits");
+        // queued behind its service's holder: it sends Redis nothing until the hand-off
+        WaitingThreads.awaitWaitingForARelease(thread, Duration.ofSeconds(10));
         this.redis.call("DEL", "distlock:{order:2}:lock");
-        LockHandle thief = other.tryAcquire("order:2", FIXED_LEASE).orElseThrow();
+        LockHandle thief = other.tryAcquire("order:2", FIXED_LEASE)
+            .orElseThrow(() -> new AssertionError("the deleted lock was taken before the thief: "
+                    + this.redis.call("HGETALL", "distlock:{order:2}:lock") + ", the waiter: " + waiter));
 
         Throwable failure = releaseWithDelayedReplies(lock, false);
 
@@ -143,9 +146,9 @@ class RetriedReleaseAfterLossTest {
         waiter.get(10, TimeUnit.SECONDS).release();
     }
 
-    /** Releases with the replies of the next 300 ms held back 800 ms; the failure, or null. */
+    /** Releases with the replies of the next 300 ms held back 1.2 s; the failure, or null. */
     private Throwable releaseWithDelayedReplies(LockHandle lock, boolean async) throws Exception {
-        this.proxy.delayReplies(Duration.ofMillis(300), Duration.ofMillis(800));
+        this.proxy.delayReplies(Duration.ofMillis(300), Duration.ofMillis(1200));
         long started = System.nanoTime();
         Throwable failure = null;
         try {
