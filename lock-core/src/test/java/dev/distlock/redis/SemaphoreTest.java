@@ -134,7 +134,12 @@ class SemaphoreTest {
         RedisLockService service = this.clients.service(b -> b.watchdogLease(Duration.ofMillis(300)));
         RedisLockService other = this.clients.service();
         LockHandle permit = service.acquire("exports", LockOptions.defaults().withPermits(1));
-        Thread.sleep(1200); // four leases
+        double firstLeaseEnd = Double.parseDouble(this.redis.call("ZSCORE", LEASES, permit.ownerToken()));
+        // the permit's lease end in Redis moves on with each renewal: wait until it lies four leases past the first
+        Await.until(Duration.ofSeconds(10), () -> {
+            String leaseEnd = this.redis.call("ZSCORE", LEASES, permit.ownerToken());
+            return leaseEnd != null && Double.parseDouble(leaseEnd) >= firstLeaseEnd + 4 * 300;
+        }, "the watchdog renews the permit past four leases");
         assertThat(permit.isHeld()).isTrue();
         assertThat(other.tryAcquire("exports", LockOptions.defaults().withPermits(1))).isEmpty();
         assertThat(service.renewingCount()).isEqualTo(1);
