@@ -125,7 +125,12 @@ public final class LeaseWatchdog {
             return;
         }
         if (!batches.isEmpty() && batches.get(0).get(0).type().renewsAsync()) {
-            this.pipelined.renew(batches); // every type of a service sends on the same connection
+            try {
+                this.pipelined.renew(batches); // every type of a service sends on the same connection
+            }
+            catch (RuntimeException ex) {
+                logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
+            }
             return;
         }
         for (List<Hold> batch : batches) {
