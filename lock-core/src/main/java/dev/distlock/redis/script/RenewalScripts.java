@@ -15,7 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * factory's shared connection ({@link Call#runAsync()}), so that the watchdog keeps many batches in flight. A refusal
  * tells the ACL guard.
  */
-public final class RenewalScripts {
+final class RenewalScripts {
 
     private final StringRedisTemplate redis;
 
@@ -37,7 +37,7 @@ public final class RenewalScripts {
      * Whether {@link Call#runAsync()} can send here: on the Lettuce factory's shared connection (the one the
      * service's {@code WAIT} runs on), not on a Redis Cluster with replica acknowledgements.
      */
-    public boolean sendsAsync() {
+    boolean sendsAsync() {
         return this.sender.sendsBatches();
     }
 
@@ -61,7 +61,7 @@ public final class RenewalScripts {
     }
 
     /** One renewal batch's script call, to run blocking or not. */
-    public final class Call {
+    final class Call {
 
         @SuppressWarnings("rawtypes")
         private final ScriptLayout<List> layout;
@@ -81,7 +81,7 @@ public final class RenewalScripts {
         }
 
         /** Runs the call and waits for its answer: per lock, what the script answered. */
-        public int[] run() {
+        int[] run() {
             List<?> replies;
             try {
                 replies = (RenewalScripts.this.acknowledged != null)
@@ -102,7 +102,7 @@ public final class RenewalScripts {
          * Sends the call without waiting (only where {@link #sendsAsync()}); the future completes on a Redis client
          * thread with what {@link #run()} returns, or its failure.
          */
-        public CompletableFuture<int[]> runAsync() {
+        CompletableFuture<int[]> runAsync() {
             return RenewalScripts.this.sender.runBatchAsync(this.layout.script(), this.keys, this.args)
                 .thenApply(this::renewed);
         }
