@@ -35,7 +35,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * renew in batches (distlock's, Redisson's): instructions per renewed lock (see {@link #renewal}).
  *
  * <p>Run: {@code java -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.CycleInstructions [cycles]
- * [out.md]} (default 2,000 cycles; about two minutes). Needs valgrind (Debian's package) and /usr/bin/redis-server.
+ * [out.md]} (default 2,000 cycles; about two minutes; {@code java -DheldLocks=10000 ...} counts renewal at 10,000
+ * held locks). Needs valgrind (Debian's package) and /usr/bin/redis-server.
  */
 public final class CycleInstructions {
 
@@ -45,7 +46,8 @@ public final class CycleInstructions {
     /** The implementations whose watchdogs renew in batches (Spring Integration renews each lock on its own). */
     private static final List<Implementation> RENEWING = List.of(Implementation.DISTLOCK, Implementation.REDISSON);
 
-    static final int HELD_LOCKS = 1_000;
+    /** Locks held in the renewal count: 1,000, or the system property {@code heldLocks} (e.g. 10,000). */
+    static final int HELD_LOCKS = Integer.getInteger("heldLocks", 1_000);
 
     /** The watchdog lease of the renewal count: both renew every third of it. */
     private static final Duration RENEWAL_LEASE = Duration.ofSeconds(6);

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockHandle;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.test.Await;
@@ -161,6 +165,55 @@ class LeaseTest {
         finally {
             this.redis.restart();
         }
+    }
+
+    /**
+     * A batch whose script fails (a fair lock's hash replaced by a string behind the holder's back: WRONGTYPE) fails
+     * alone: the ten batches of 1,000 exclusive locks renewed in the same rounds keep their leases extended, the
+     * failing one is retried and its lease reported lost at its deadline.
+     */
+    @Test
+    void aBatchThatFailsStopsNoOtherBatch() throws Exception {
+        Duration lease = Duration.ofSeconds(1);
+        int held = 1000;
+        AtomicLong renewed = new AtomicLong();
+        List<LockEvent.RenewalFailed> failed = new CopyOnWriteArrayList<>();
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(event -> {
+            if (event instanceof LockEvent.Renewed renewal) {
+                renewed.addAndGet(renewal.count());
+            }
+            else if (event instanceof LockEvent.RenewalFailed failure) {
+                failed.add(failure);
+            }
+        }));
+        List<CompletableFuture<LockHandle>> acquired = new ArrayList<>();
+        for (int i = 0; i < held; i++) {
+            acquired.add(locks.async().acquire("many:" + i, LockOptions.defaults()));
+        }
+        CompletableFuture.allOf(acquired.toArray(CompletableFuture[]::new)).join();
+        LockHandle broken = locks.acquire("broken", LockOptions.defaults().withMode(LockMode.FAIR));
+        LeaseLostException[] lost = new LeaseLostException[1];
+        CountDownLatch lostLatch = new CountDownLatch(1);
+        broken.onLeaseLost(ex -> {
+            lost[0] = ex;
+            lostLatch.countDown();
+        });
+        this.redis.call("SET", "distlock:{broken}:fair:lock", "not a hash", "PX", "60000");
+        long brokenAt = System.nanoTime();
+        renewed.set(0);
+
+        assertThat(lostLatch.await(10, TimeUnit.SECONDS)).as("the broken lock's lease reported lost").isTrue();
+        assertThat(lost[0]).hasMessageContaining("ran out");
+        assertThat(failed).as("renewal failures of the broken lock").isNotEmpty()
+            .allMatch(failure -> failure.lock().key().equals("broken"));
+        Await.until(Duration.ofSeconds(10), () -> System.nanoTime() - brokenAt > lease.multipliedBy(2).toNanos()
+                && renewed.get() >= 4L * held, "four rounds of the exclusive locks over two leases");
+        for (int i = 0; i < held; i++) {
+            assertThat(Long.parseLong(this.redis.call("PTTL", hash("many:" + i)))).as("the lease of many:" + i)
+                .isPositive();
+        }
+        assertThat(acquired).allMatch(lock -> lock.join().isHeld());
+        locks.close();
     }
 
     private static String hash(String key) {

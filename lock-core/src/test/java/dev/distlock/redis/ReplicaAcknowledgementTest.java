@@ -162,6 +162,42 @@ class ReplicaAcknowledgementTest {
                 "no grant is left in Redis");
     }
 
+    /**
+     * Renewals of 250 watched locks (three batches, pipelined): acknowledged, the leases go on; with the replica
+     * paused, the master still renews them but the one WAIT after the round times out, so no deadline moves and every
+     * lease is reported lost at its deadline.
+     */
+    @Test
+    void renewalsOfManyBatchesMoveTheDeadlinesOnlyOnceTheReplicaAcknowledged() throws Exception {
+        int held = 250;
+        Duration lease = Duration.ofMillis(1500);
+        List<LockEvent> renewalEvents = new CopyOnWriteArrayList<>();
+        RedisLockService renewing = this.clients.service(b -> b.replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT)
+            .watchdogLease(lease).listener(renewalEvents::add));
+        List<CompletableFuture<LockHandle>> acquired = new java.util.ArrayList<>();
+        for (int i = 0; i < held; i++) {
+            acquired.add(renewing.async().acquire("renewed:" + i, LockOptions.defaults()));
+        }
+        CompletableFuture.allOf(acquired.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+        long since = System.nanoTime();
+        Await.until(Duration.ofSeconds(10), () -> System.nanoTime() - since > lease.toNanos()
+                && renewed(renewalEvents) >= 2L * held, "two acknowledged rounds over a lease");
+        assertThat(renewalEvents).noneMatch(event -> event instanceof LockEvent.LeaseLost);
+
+        this.replica.pause();
+        Await.until(Duration.ofSeconds(10), () -> renewalEvents.stream()
+            .filter(event -> event instanceof LockEvent.LeaseLost).count() == held, "every lease reported lost");
+        assertThat(renewalEvents).anySatisfy(event -> assertThat(event).isInstanceOfSatisfying(
+                LockEvent.RenewalFailed.class, failed -> assertThat(failed.reason())
+                    .hasMessageContaining("replicas required acknowledged it")));
+        renewing.close();
+    }
+
+    private static long renewed(List<LockEvent> events) {
+        return events.stream().filter(event -> event instanceof LockEvent.Renewed)
+            .mapToLong(event -> ((LockEvent.Renewed) event).count()).sum();
+    }
+
     /** A master with a replica gets acknowledgements by default, and the startup log says so. */
     @Test
     void byDefaultAMasterWithAReplicaIsAcknowledgedAndTheLogSaysSo() {

@@ -26,7 +26,10 @@ import dev.distlock.redis.script.LockScripts;
 /**
  * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
  * to {@value #BATCH_SIZE} locks of one type per script call, the type's renewal script, grouped as {@link Batching}
- * says (by Redis Cluster slot on a cluster, by lock behind a sharding proxy). No thread or timer per lock. A hold
+ * says (by Redis Cluster slot on a cluster, by lock behind a sharding proxy). The batches are pipelined on the shared
+ * connection, {@value PipelinedRound#IN_FLIGHT} in flight at most ({@link PipelinedRound}); one after another, each
+ * waited for, on a Redis Cluster with replica acknowledgements or a connection factory sharing no connection. No
+ * thread or timer per lock. A hold
  * found deleted or taken is lost at once; one whose renewals keep failing is lost when its lease deadline passes,
  * and failed renewals are retried sooner than the period.
  */
@@ -57,7 +60,10 @@ public final class LeaseWatchdog {
     /** When set, a renewal moves the deadline only once enough replicas acknowledged it. */
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
-  public   LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
+    /** Sends a round's batches without waiting, where the lock types can (see {@link PipelinedRound}). */
+    private final PipelinedRound pipelined;
+
+    public LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
             Batching batching, LockEventListener listener, LeaseLoss leaseLoss,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.replicaAcknowledgement = replicaAcknowledgement;
@@ -69,6 +75,8 @@ public final class LeaseWatchdog {
         this.batching = batching;
         this.listener = listener;
         this.leaseLoss = leaseLoss;
+        this.pipelined = new PipelinedRound(this, this.leaseMillis, Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
+                replicaAcknowledgement);
         scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -116,6 +124,15 @@ public final class LeaseWatchdog {
             logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
             return;
         }
+        if (!batches.isEmpty() && batches.get(0).get(0).type().renewsAsync()) {
+            try {
+                this.pipelined.renew(batches); // every type of a service sends on the same connection
+            }
+            catch (RuntimeException ex) {
+                logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
+            }
+            return;
+        }
         for (List<Hold> batch : batches) {
             try {
                 renewBatch(batch);
@@ -160,6 +177,7 @@ public final class LeaseWatchdog {
         return chunks;
     }
 
+    /** One batch after another, each waited for (and followed by its WAIT): where batches cannot be pipelined. */
     private void renewBatch(List<Hold> batch) {
         long sentNanos = System.nanoTime();
         int[] renewed;
@@ -180,15 +198,32 @@ public final class LeaseWatchdog {
                 return;
             }
         }
-        int count = 0;
+        renewed(batch, sentNanos, renewed, true);
+    }
+
+    /**
+     * Handles a batch's answer: reports each hold found lost, and, when {@code extend}, moves the deadline of each
+     * renewed one (see {@link #extended}).
+     */
+    void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend) {
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
-            if (renewed[i] == LockScripts.RENEWED) {
-                hold.extendDeadline(sentNanos, this.leaseNanos);
-                count++;
-            }
-            else if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
+            if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
                 this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), notHeldAnyMore(hold, sentNanos)));
+            }
+        }
+        if (extend) {
+            extended(batch, sentNanos, renewed);
+        }
+    }
+
+    /** Moves the deadline of each hold the batch renewed by the time the call was sent, and says how many. */
+    void extended(List<Hold> batch, long sentNanos, int[] renewed) {
+        int count = 0;
+        for (int i = 0; i < renewed.length; i++) {
+            if (renewed[i] == LockScripts.RENEWED) {
+                batch.get(i).extendDeadline(sentNanos, this.leaseNanos);
+                count++;
             }
         }
         if (count > 0) {
@@ -212,7 +247,7 @@ public final class LeaseWatchdog {
         return "Lock " + KeyText.quote(hold.key()) + cause + "; the watchdog could not renew it";
     }
 
-    private void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
+    void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
         List<Hold> retry = new ArrayList<>(batch.size());
         for (Hold hold : batch) {
             if (hold.isFinished() || !this.watched.contains(hold)) {

@@ -104,6 +104,37 @@ final class AsyncScriptRunner {
         return reply;
     }
 
+    /** Whether {@link #runBatch} can send here: on the Lettuce factory's shared connection. */
+    boolean sendsBatches() {
+        return this.shared;
+    }
+
+    /**
+     * Sends a script answering a list (a renewal batch's) on the shared connection, as {@link #run} sends: any number
+     * in flight, none waiting. The future completes on a Redis client thread with the reply, or the failure
+     * translated and told, at the latest a second after the client's command timeout.
+     */
+    CompletableFuture<List<Object>> runBatch(RedisScript<?> script, List<String> keys, Object[] args) {
+        CompletableFuture<List<Object>> reply = new CompletableFuture<>();
+        try {
+            ScriptConnection.Target sendOn = this.connection.target();
+            if (sendOn.dedicated() != null) {
+                sendOn.dedicated().close();
+                throw new IllegalStateException("Batches are sent on the factory's shared native connection only");
+            }
+            byte[][] encodedKeys = encode(keys.toArray());
+            RedisScriptingAsyncCommands<byte[], byte[]> target = sendOn.commands();
+            this.connection.reloadFor(target, encodedKeys[0]).send(new ScriptReload.Call<List<Object>>(script,
+                    ScriptOutputType.MULTI, encodedKeys, encode(args), reply, target,
+                    (value, failure) -> finish(reply, null, value, failure, true)));
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(reported(ex));
+        }
+        // bounds a connection that stopped answering; done, the call is not sent again after NOSCRIPT
+        return reply.orTimeout(this.timeoutMillis + 1000, TimeUnit.MILLISECONDS);
+    }
+
     /**
      * Sends a grant script and, when it granted ({@code > 0}), {@code WAIT replicas timeout} on the very connection
      * that ran it, once its reply is in: {@code WAIT} counts the writes of its own connection only. The future
@@ -206,7 +237,8 @@ final class AsyncScriptRunner {
         RedisConnection dedicated = connection;
         RedisScriptingAsyncCommands<byte[], byte[]> target = commands;
         if (dedicated == null) {
-            this.connection.reloadFor(target, encodedKeys[0]).send(new ScriptReload.Call(script, encodedKeys, encodedArgs, reply, target,
+            this.connection.reloadFor(target, encodedKeys[0]).send(new ScriptReload.Call<>(script,
+                    ScriptOutputType.INTEGER, encodedKeys, encodedArgs, reply, target,
                     (value, failure) -> finish(reply, null, value, failure, translate)));
             return target;
         }
@@ -227,8 +259,8 @@ final class AsyncScriptRunner {
         return target;
     }
 
-    private void finish(CompletableFuture<Long> reply, @Nullable RedisConnection dedicated, Long value,
-            Throwable failure, boolean translate) {
+    private <T> void finish(CompletableFuture<T> reply, @Nullable RedisConnection dedicated, @Nullable T value,
+            @Nullable Throwable failure, boolean translate) {
         if (dedicated != null) {
             try {
                 dedicated.close(); // a dedicated connection goes back once the reply is in

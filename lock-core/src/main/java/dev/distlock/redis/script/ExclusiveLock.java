@@ -40,7 +40,7 @@ final class ExclusiveLock extends LockType {
     }
 
     @Override
-    public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
         return renewPlainHashes(holds, HASH, leaseMillis);
     }
 

@@ -61,7 +61,7 @@ final class FairLock extends LockType {
     }
 
     @Override
-    public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
         return renewPlainHashes(holds, "fair:lock", leaseMillis);
     }
 

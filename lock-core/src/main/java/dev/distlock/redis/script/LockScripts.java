@@ -123,7 +123,7 @@ public final class LockScripts {
         this.restartGrace = restartGrace;
         AclGuard aclGuard = new AclGuard();
         this.sender = new ScriptSender(redis, aclGuard, acknowledged, callTimeout, loadScripts);
-        this.renewals = new RenewalScripts(redis, acknowledged, aclGuard);
+        this.renewals = new RenewalScripts(redis, acknowledged, aclGuard, this.sender);
         this.sender.loadScripts();
     }
 

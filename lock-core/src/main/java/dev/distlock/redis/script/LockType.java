@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -113,7 +114,26 @@ public abstract class LockType {
      * Renews a batch of holds of this type in one slot: per hold, {@link LockScripts#RENEWED},
      * {@link LockScripts#NOT_HELD_BY_OWNER} or {@link LockScripts#NOT_RENEWED}.
      */
-    public abstract int[] renew(List<? extends LockTarget> holds, String leaseMillis);
+    public final int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
+        return renewal(holds, leaseMillis).run();
+    }
+
+    /**
+     * {@link #renew} without waiting, on the connection every lock call and the service's {@code WAIT} use, so that
+     * many batches are in flight at once; only where {@link #renewsAsync()}. The future completes on a Redis client
+     * thread.
+     */
+    public final CompletableFuture<int[]> renewAsync(List<? extends LockTarget> holds, String leaseMillis) {
+        return renewal(holds, leaseMillis).runAsync();
+    }
+
+    /** Whether {@link #renewAsync} can run: on the Lettuce factory's shared connection, see RenewalScripts. */
+    public final boolean renewsAsync() {
+        return this.context.scripts().renewals().sendsAsync();
+    }
+
+    /** The script call that renews a batch of holds of this type in one slot. */
+    abstract RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis);
 
     /**
      * A waiter gives up without the lock: gives up the place it kept in Redis, if the type keeps one.
@@ -162,14 +182,14 @@ public abstract class LockType {
     }
 
     /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final int[] renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis) {
+    final RenewalScripts.Call renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (LockTarget hold : holds) {
             hashes.add(name(hold, suffix));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewals().renew(hashes, tokens, leaseMillis);
+        return this.context.scripts().renewals().batch(LockScripts.RENEW, hashes, tokens, leaseMillis);
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */

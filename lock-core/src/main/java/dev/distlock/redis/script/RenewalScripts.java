@@ -4,13 +4,16 @@ import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Runs the renewal scripts, one batch of locks in one slot per call, through the template (or, on a Redis Cluster
- * with replica acknowledgements, on the slot's master followed by WAIT). A refusal tells the ACL guard.
+ * Runs the renewal scripts, one batch of locks in one slot per call: blocking through the template (or, on a Redis
+ * Cluster with replica acknowledgements, on the slot's master followed by WAIT), or without waiting on the Lettuce
+ * factory's shared connection ({@link Call#runAsync()}), so that the watchdog keeps many batches in flight. A refusal
+ * tells the ACL guard.
  */
 final class RenewalScripts {
 
@@ -20,45 +23,99 @@ final class RenewalScripts {
 
     private final AclGuard aclGuard;
 
-    RenewalScripts(StringRedisTemplate redis, @Nullable AcknowledgedClusterScripts acknowledged, AclGuard aclGuard) {
+    private final ScriptSender sender;
+
+    RenewalScripts(StringRedisTemplate redis, @Nullable AcknowledgedClusterScripts acknowledged, AclGuard aclGuard,
+            ScriptSender sender) {
         this.redis = redis;
         this.acknowledged = acknowledged;
         this.aclGuard = aclGuard;
+        this.sender = sender;
+    }
+
+    /**
+     * Whether {@link Call#runAsync()} can send here: on the Lettuce factory's shared connection (the one the
+     * service's {@code WAIT} runs on), not on a Redis Cluster with replica acknowledgements.
+     */
+    boolean sendsAsync() {
+        return this.sender.sendsBatches();
     }
 
     /** Runs renew.lua: per lock, {@link LockScripts#RENEWED}, {@link LockScripts#NOT_HELD_BY_OWNER}, ... */
     int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
-        return batch(LockScripts.RENEW, lockHashes, ownerTokens, leaseMillis);
+        return batch(LockScripts.RENEW, lockHashes, ownerTokens, leaseMillis).run();
     }
 
     /**
-     * Runs a renewal script that takes the lease then one owner token per lock, and answers per lock
+     * A call of a renewal script that takes the lease then one owner token per lock, and answers per lock
      * {@link LockScripts#RENEWED}, {@link LockScripts#NOT_HELD_BY_OWNER} or {@link LockScripts#NOT_RENEWED}.
      */
     @SuppressWarnings("rawtypes")
-    int[] batch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
+    Call batch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
         ScriptLayout<List>.Arguments arguments = layout.arguments(ownerTokens.size());
         arguments.set(LEASE_MILLIS, leaseMillis);
         for (int i = 0; i < ownerTokens.size(); i++) {
             arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));
         }
-        Object[] args = arguments.toArray();
-        List<?> replies;
-        try {
-            replies = (this.acknowledged != null) ? this.acknowledged.renew(layout.script(), keys, args)
-                    : this.redis.execute(layout.script(), keys, args);
+        return new Call(layout, keys, arguments.toArray(), ownerTokens.size());
+    }
+
+    /** One renewal batch's script call, to run blocking or not. */
+    final class Call {
+
+        @SuppressWarnings("rawtypes")
+        private final ScriptLayout<List> layout;
+
+        private final List<String> keys;
+
+        private final Object[] args;
+
+        private final int locks;
+
+        @SuppressWarnings("rawtypes")
+        Call(ScriptLayout<List> layout, List<String> keys, Object[] args, int locks) {
+            this.layout = layout;
+            this.keys = keys;
+            this.args = args;
+            this.locks = locks;
         }
-        catch (RuntimeException ex) {
-            this.aclGuard.noteFailure(ex);
-            throw ex;
+
+        /** Runs the call and waits for its answer: per lock, what the script answered. */
+        int[] run() {
+            List<?> replies;
+            try {
+                replies = (RenewalScripts.this.acknowledged != null)
+                        ? RenewalScripts.this.acknowledged.renew(this.layout.script(), this.keys, this.args)
+                        : RenewalScripts.this.redis.execute(this.layout.script(), this.keys, this.args);
+            }
+            catch (RuntimeException ex) {
+                RenewalScripts.this.aclGuard.noteFailure(ex);
+                throw ex;
+            }
+            if (replies == null) {
+                throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+            }
+            return renewed(replies);
         }
-        if (replies == null) {
-            throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
+
+        /**
+         * Sends the call without waiting (only where {@link #sendsAsync()}); the future completes on a Redis client
+         * thread with what {@link #run()} returns, or its failure.
+         */
+        CompletableFuture<int[]> runAsync() {
+            return RenewalScripts.this.sender.runBatchAsync(this.layout.script(), this.keys, this.args)
+                .thenApply(this::renewed);
         }
-        int[] renewed = new int[ownerTokens.size()];
-        for (int i = 0; i < renewed.length; i++) {
-            renewed[i] = ((Number) replies.get(i)).intValue();
+
+        private int[] renewed(List<?> replies) {
+            if (replies.size() != this.locks) {
+                throw new IllegalStateException("A renewal of " + this.locks + " locks answered " + replies.size());
+            }
+            int[] renewed = new int[this.locks];
+            for (int i = 0; i < renewed.length; i++) {
+                renewed[i] = ((Number) replies.get(i)).intValue();
+            }
+            return renewed;
         }
-        return renewed;
     }
 }

@@ -49,9 +49,13 @@ final class ScriptReload {
     /** Loads of the set a recovery tries while Redis loses part of it as it loads (a flush in between). */
     static final int MOST_ROUNDS = 10;
 
-    /** One call sent on the shared connection; {@code done} completes it (with a failure other than NOSCRIPT). */
-    record Call(RedisScript<Long> script, byte[][] keys, byte[][] args, CompletableFuture<Long> reply,
-            RedisScriptingAsyncCommands<byte[], byte[]> commands, BiConsumer<Long, Throwable> done) {
+    /**
+     * One call sent on the shared connection, whose reply Lettuce reads as {@code output} says; {@code done}
+     * completes it (with a failure other than NOSCRIPT).
+     */
+    record Call<T>(RedisScript<?> script, ScriptOutputType output, byte[][] keys, byte[][] args,
+            CompletableFuture<T> reply, RedisScriptingAsyncCommands<byte[], byte[]> commands,
+            BiConsumer<T, Throwable> done) {
     }
 
     /**
@@ -83,10 +87,10 @@ final class ScriptReload {
     private @Nullable RedisScriptingAsyncCommands<byte[], byte[]> loadOn;
 
     /** Calls that met NOSCRIPT, in the order they were sent (that of their answers); guarded by this. */
-    private final List<Call> refused = new ArrayList<>();
+    private final List<Call<?>> refused = new ArrayList<>();
 
     /** Calls held back during a recovery, in the order they were made; guarded by this. */
-    private final List<Call> held = new ArrayList<>();
+    private final List<Call<?>> held = new ArrayList<>();
 
     ScriptReload(Settings settings, @Nullable String nodeId) {
         this.settings = settings;
@@ -94,7 +98,7 @@ final class ScriptReload {
     }
 
     /** Sends a call as EVALSHA, or holds it back during a recovery. */
-    void send(Call call) {
+    void send(Call<?> call) {
         this.inFlight.incrementAndGet();
         if (this.recovering) {
             answered();
@@ -169,7 +173,7 @@ final class ScriptReload {
                     : CompletableFuture.completedFuture(failure));
     }
 
-    private synchronized void hold(Call call) {
+    private synchronized void hold(Call<?> call) {
         if (this.recovering) {
             this.held.add(call);
             return;
@@ -178,18 +182,18 @@ final class ScriptReload {
         evalsha(call);
     }
 
-    private void evalsha(Call call) {
+    private void evalsha(Call<?> call) {
         send(call, false);
     }
 
-    private void send(Call call, boolean eval) {
-        CompletionStage<Long> sent;
+    private <T> void send(Call<T> call, boolean eval) {
+        CompletionStage<T> sent;
         try {
             sent = eval
-                    ? bounded(this.settings.boundMillis(), call.commands().eval(call.script().getScriptAsString(), ScriptOutputType.INTEGER,
-                            call.keys(), call.args()))
-                    : bounded(this.settings.boundMillis(), call.commands().evalsha(call.script().getSha1(), ScriptOutputType.INTEGER,
-                            call.keys(), call.args()));
+                    ? bounded(this.settings.boundMillis(), call.commands().<T>eval(call.script().getScriptAsString(),
+                            call.output(), call.keys(), call.args()))
+                    : bounded(this.settings.boundMillis(), call.commands().<T>evalsha(call.script().getSha1(),
+                            call.output(), call.keys(), call.args()));
         }
         catch (RuntimeException ex) { // not sent (no connection to the slot's node, the client closed)
             sent = CompletableFuture.failedFuture(ex);
@@ -233,7 +237,7 @@ final class ScriptReload {
             }
             if (!this.refused.isEmpty()) {
                 this.loadOn = this.refused.get(0).commands();
-                List<Call> refused = new ArrayList<>(this.refused);
+                List<Call<?>> refused = new ArrayList<>(this.refused);
                 this.refused.clear();
                 this.inFlight.incrementAndGet(); // until all are sent: none answered at once starts the load early
                 send(refused, true);
@@ -269,7 +273,7 @@ final class ScriptReload {
     private synchronized void sendHeld() {
         try {
             while (!this.held.isEmpty()) {
-                List<Call> held = new ArrayList<>(this.held);
+                List<Call<?>> held = new ArrayList<>(this.held);
                 this.held.clear();
                 send(held, false);
             }
@@ -283,8 +287,8 @@ final class ScriptReload {
         }
     }
 
-    private void send(List<Call> calls, boolean eval) {
-        for (Call call : calls) {
+    private void send(List<Call<?>> calls, boolean eval) {
+        for (Call<?> call : calls) {
             if (!call.reply().isDone()) { // a caller that gave up (a timeout) has already sent what follows it
                 this.inFlight.incrementAndGet();
                 send(call, eval);
@@ -296,7 +300,7 @@ final class ScriptReload {
      * The command, completed with a timeout after the lock call timeout when that is the shorter: completed, Lettuce
      * neither sends it after a reconnect nor waits for it longer (as with its own command timeout).
      */
-    static CompletionStage<Long> bounded(long boundMillis, RedisFuture<Long> command) {
+    static <T> CompletionStage<T> bounded(long boundMillis, RedisFuture<T> command) {
         return (boundMillis > 0) ? command.toCompletableFuture().orTimeout(boundMillis, TimeUnit.MILLISECONDS)
                 : command;
     }

@@ -105,6 +105,19 @@ final class ScriptSender {
         return this.async.run(this.aclGuard.select(script), keys, args);
     }
 
+    /**
+     * Whether renewal batches can be sent without waiting ({@link #runBatchAsync}): on the Lettuce factory's shared
+     * connection, not on a Redis Cluster with replica acknowledgements (there each batch runs with its WAIT).
+     */
+    boolean sendsBatches() {
+        return this.acknowledged == null && this.async.sendsBatches();
+    }
+
+    /** Sends a renewal batch without waiting, the variant the ACL guard selects; see AsyncScriptRunner#runBatch. */
+    CompletableFuture<List<Object>> runBatchAsync(RedisScript<?> script, List<String> keys, Object[] args) {
+        return this.async.runBatch(this.aclGuard.select(script), keys, args);
+    }
+
     /** Sends a grant script and WAITs on its connection; see {@link ScriptCall#runAcknowledgedAsync}. */
     CompletableFuture<ScriptCall.Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
             Object[] args, int replicas, long timeoutMillis) {

@@ -110,7 +110,7 @@ final class SemaphoreLock extends LockType {
     }
 
     @Override
-    public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
         List<String> keys = new ArrayList<>(3 * holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (LockTarget hold : holds) {

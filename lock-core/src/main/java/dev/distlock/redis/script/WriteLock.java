@@ -55,7 +55,7 @@ final class WriteLock extends LockType {
     }
 
     @Override
-    public int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
         return renewPlainHashes(holds, WRITER, leaseMillis);
     }
 
