@@ -54,68 +54,104 @@ final class ExplorerWorker implements Runnable {
 
     private final LockService service;
 
-    private final Random random;
+    private final int workerIndex;
+
+    private final ExplorerRandom random;
 
     private final ExplorerPermits permits;
 
-    ExplorerWorker(ExplorerRun run, int serviceIndex, LockService service, long seed) {
+    ExplorerWorker(ExplorerRun run, int serviceIndex, int workerIndex, LockService service, long seed) {
         this.run = run;
         this.journal = run.journal();
         this.serviceIndex = serviceIndex;
+        this.workerIndex = workerIndex;
         this.service = service;
-        this.random = new Random(seed);
+        this.random = new ExplorerRandom(seed);
         this.permits = new ExplorerPermits(this, run, serviceIndex, service, this.random);
     }
 
+    /** Draws operations until the run stops; or, given a schedule, performs its operations of this worker. */
     @Override
     public void run() {
-        while (!this.run.stopping()) {
-            // a fifth of the steps take permits of a semaphore, except in quorum mode, which refuses semaphores
-            int pick = this.random.nextInt(this.run.quorum() ? 100 : 125);
-            try {
-                if (pick >= 100) {
-                    this.permits.step();
-                }
-                else if (pick < 14) {
-                    blockingAcquire();
-                }
-                else if (pick < 22) {
-                    tryAcquire();
-                }
-                else if (pick < 30) {
-                    executeLocked();
-                }
-                else if (pick < 50) {
-                    asyncAcquire();
-                }
-                else if (pick < 56) {
-                    asyncTryAcquire();
-                }
-                else if (pick < 62) {
-                    asyncExecuteLocked();
-                }
-                else if (pick < 70) {
-                    reactor();
-                }
-                else if (pick < 77) {
-                    multiKey();
-                }
-                else if (pick < 87) {
-                    reenter();
-                }
-                else if (pick < 95) {
-                    upgradeChurn();
-                }
-                else if (pick < 98) {
-                    undoneGrantWithWaiter();
-                }
-                else {
-                    leaseDeletedAtRelease();
-                }
+        if (this.run.schedule() == null) {
+            while (!this.run.stopping()) {
+                step();
             }
-            catch (RuntimeException ex) {
-                this.journal.log("op failed: " + describe(ex));
+            return;
+        }
+        for (ExplorerSchedule.Op op : this.run.schedule().ops(this.serviceIndex, this.workerIndex)) {
+            while (!this.run.stopping() && this.run.sinceClientsStarted() < op.atMillis()) {
+                sleep(Math.min(50, op.atMillis() - this.run.sinceClientsStarted()));
             }
+            if (this.run.stopping()) {
+                return;
+            }
+            this.random.state(op.state()); // the state the operation started in decides all it draws
+            step();
+        }
+    }
+
+    /** The names of the operations {@link #step()} picks, by the upper bound of their share of 125. */
+    private static final String[] STEP_KINDS = { "acquire", "tryAcquire", "executeLocked", "async.acquire",
+        "async.tryAcquire", "async.executeLocked", "reactor", "acquireAll", "reenter", "upgradeChurn", "undoneGrant",
+        "leaseDelete", "semaphore" };
+
+    private static final int[] STEP_BOUNDS = { 14, 22, 30, 50, 56, 62, 70, 77, 87, 95, 98, 100, 125 };
+
+    /** One operation, drawn from the worker's random and recorded in the run's schedule with the state it began in. */
+    private void step() {
+        long state = this.random.state();
+        // a fifth of the steps take permits of a semaphore, except in quorum mode, which refuses semaphores
+        int pick = this.random.nextInt(this.run.quorum() ? 100 : 125);
+        int kind = 0;
+        while (pick >= STEP_BOUNDS[kind]) {
+            kind++;
+        }
+        this.run.record(new ExplorerSchedule.Op(this.serviceIndex, this.workerIndex,
+                this.run.sinceClientsStarted(), state, STEP_KINDS[kind]));
+        try {
+            if (pick >= 100) {
+                this.permits.step();
+            }
+            else if (pick < 14) {
+                blockingAcquire();
+            }
+            else if (pick < 22) {
+                tryAcquire();
+            }
+            else if (pick < 30) {
+                executeLocked();
+            }
+            else if (pick < 50) {
+                asyncAcquire();
+            }
+            else if (pick < 56) {
+                asyncTryAcquire();
+            }
+            else if (pick < 62) {
+                asyncExecuteLocked();
+            }
+            else if (pick < 70) {
+                reactor();
+            }
+            else if (pick < 77) {
+                multiKey();
+            }
+            else if (pick < 87) {
+                reenter();
+            }
+            else if (pick < 95) {
+                upgradeChurn();
+            }
+            else if (pick < 98) {
+                undoneGrantWithWaiter();
+            }
+            else {
+                leaseDeletedAtRelease();
+            }
+        }
+        catch (RuntimeException ex) {
+            this.journal.log("op failed: " + describe(ex));
         }
     }
 
