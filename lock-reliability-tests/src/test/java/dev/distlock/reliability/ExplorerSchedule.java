@@ -41,6 +41,12 @@ record ExplorerSchedule(long seed, int seconds, String faults, boolean quorum, b
         items = List.copyOf(items);
     }
 
+    /** Short, for assertion messages (the items are in {@link #text()}). */
+    @Override
+    public String toString() {
+        return "schedule of seed " + this.seed + ": " + opCount() + " operations, " + faultCount() + " faults";
+    }
+
     /** The same run with only these items. */
     ExplorerSchedule with(List<Item> kept) {
         return new ExplorerSchedule(this.seed, this.seconds, this.faults, this.quorum, this.mixed, kept);
