@@ -213,6 +213,8 @@ final class ExplorerRun {
                 long freedAt = System.nanoTime();
                 if (!this.settings.quorum()) { // quorum mode has its own waiter lease and wakes by polling
                     this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
+                    this.journal.checkPermitWakeUps(
+                            TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
                 }
                 ExplorerEndChecks endChecks = new ExplorerEndChecks(this, masters, clients, services,
                         random.nextLong());

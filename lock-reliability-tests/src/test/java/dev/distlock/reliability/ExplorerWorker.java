@@ -787,7 +787,7 @@ final class ExplorerWorker implements Runnable {
             heldUntil += ExplorerSettings.WATCHDOG_LEASE.toNanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0,
                     deadlineLeft));
         }
-        this.journal.busy(holding.target.key, granted - COMMAND_NANOS, heldUntil);
+        this.journal.busy(holding.target.key, granted - COMMAND_NANOS, heldUntil, holding.target.permits);
     }
 
     /** An attempt that failed: only a wait that ran out proves that it never held the lock. */
@@ -796,7 +796,7 @@ final class ExplorerWorker implements Runnable {
             return;
         }
         long extra = target.mode == LockMode.FAIR ? ExplorerSettings.WAITER_LEASE.toNanos() : 0;
-        this.journal.busy(target.key, start, end + 2 * COMMAND_NANOS + extra + 500_000_000L);
+        this.journal.busy(target.key, start, end + 2 * COMMAND_NANOS + extra + 500_000_000L, target.permits);
     }
 
     void callBound(String what, long start, long end, long boundMillis) {
@@ -856,7 +856,12 @@ final class ExplorerWorker implements Runnable {
         }
     }
 
-    record Target(String key, LockMode mode) {
+    /** A key and mode; {@code permits}: how many permits a semaphore step asks for (0: all of it, or not one). */
+    record Target(String key, LockMode mode, int permits) {
+
+        Target(String key, LockMode mode) {
+            this(key, mode, 0);
+        }
 
         @Override
         public String toString() {
