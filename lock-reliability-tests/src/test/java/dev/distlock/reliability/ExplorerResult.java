@@ -19,7 +19,8 @@ import java.util.Map;
  * @param schedule the operations and faults it performed, for a replay or the shrinker
  */
 record ExplorerResult(long seed, boolean quorum, boolean mixed, Duration took, Map<String, Long> operations,
-        Map<String, Long> faults, long checks, List<String> violations, List<String> excerpt, ExplorerSchedule schedule) {
+        Map<String, Long> faults, long checks, List<String> violations, List<String> excerpt,
+        ExplorerSchedule schedule) {
 
     boolean failed() {
         return !this.violations.isEmpty();

@@ -91,8 +91,8 @@ record ExplorerSchedule(long seed, int seconds, String faults, boolean quorum, b
         String[] lines = text.strip().split("\\s*[\\n;]\\s*");
         String[] header = lines[0].trim().split("\\s+");
         if (!header[0].equals("schedule") || header.length != 6) {
-            throw new IllegalArgumentException("explorer.schedule: the first line must be 'schedule seed=... seconds=..."
-                    + " faults=... quorum=... mixed=...', but was '" + lines[0] + "'");
+            throw new IllegalArgumentException("explorer.schedule: the first line must be 'schedule seed=... "
+                    + "seconds=... faults=... quorum=... mixed=...', but was '" + lines[0] + "'");
         }
         long seed = Long.parseLong(value(header[1], "seed"));
         int seconds = Integer.parseInt(value(header[2], "seconds"));

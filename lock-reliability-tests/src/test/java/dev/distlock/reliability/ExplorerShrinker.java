@@ -151,9 +151,10 @@ final class ExplorerShrinker {
      * between runs (every word with a digit in it, and the call that released).
      */
     static String kind(String violation) {
-        String[] phrases = { "both believed they held", "reported a lost lease although", "completed as a clean release",
-            "after its release had completed", "more than its bound", "did not complete within its bound",
-            "without the waiter being woken", "after every handle was released", "could not take a free",
+        String[] phrases = { "both believed they held", "reported a lost lease although",
+            "completed as a clean release", "after its release had completed", "more than its bound",
+            "did not complete within its bound", "permits were free", "without the waiter being woken",
+            "after every handle was released", "could not take a free",
             "still pending", "after close() failed", "following close()", "library threads left",
             "left in Redis with a PTTL", "died", "still busy", "was granted no lock", "refused the entry",
             "had run out", "holders valid at the end", "holders never told of a loss" };

@@ -36,7 +36,8 @@ class ExplorerShrinkerTest {
     @Test
     void ddminResultIsOneMinimal() {
         // fails when at least three multiples of 7 remain, and 50 is kept
-        Predicate<List<Integer>> fails = list -> list.contains(50) && list.stream().filter(i -> i % 7 == 0).count() >= 3;
+        Predicate<List<Integer>> fails = list -> list.contains(50)
+                && list.stream().filter(i -> i % 7 == 0).count() >= 3;
         List<Integer> shrunk = ExplorerShrinker.ddmin(HUNDRED, fails, () -> 0, Long.MAX_VALUE);
         assertThat(fails.test(shrunk)).isTrue();
         assertThat(shrunk).hasSize(4).contains(50);
@@ -103,6 +104,10 @@ class ExplorerShrinkerTest {
                         + "by s1-a77 (token 3) reported a lost lease although the lease had 1200 ms left"));
         assertThat(ExplorerShrinker.kind("rw:0 was still held 9161 ms after every handle was released"))
             .isNotEqualTo(ExplorerShrinker.kind("two owners both believed they held ex:0 at once"));
+        assertThat(ExplorerShrinker.kind("w waited for sem:0 from 1 ms to 5000 ms; 1 of its 3 permits were free and no "
+                + "fault was active from 1 ms for 4999 ms without the waiter being woken"))
+            .isNotEqualTo(ExplorerShrinker.kind("w waited for ex:0 from 1 ms to 5000 ms; the lock was free and no fault "
+                    + "was active from 1 ms for 4999 ms without the waiter being woken"));
     }
 
     /** A run given a schedule performs its operations (from their states) and its faults, nothing drawn besides. */

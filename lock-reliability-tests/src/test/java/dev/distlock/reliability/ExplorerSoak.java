@@ -1,5 +1,8 @@
 package dev.distlock.reliability;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +46,8 @@ public final class ExplorerSoak {
         for (String argument : arguments) {
             if (!argument.startsWith("--") || !argument.contains("=")) {
                 throw new IllegalArgumentException("Arguments are --seeds=..., --minutes=..., --seconds=..., "
-                        + "--faults=..., --quorum=never|always|some, --mixed=never|always|some, --stopOnFailure=true; "
+                        + "--faults=..., --quorum=never|always|some, --mixed=never|always|some, --stopOnFailure=true, "
+                        + "--schedule=FILE, --shrink=MINUTES, --shrinkTries=N; "
                         + "got '" + argument + "'");
             }
             String[] pair = argument.substring(2).split("=", 2);
@@ -139,13 +143,13 @@ public final class ExplorerSoak {
         }
         text.append("  replay: ").append(replayCommand(result.seed())).append('\n');
         try {
-            java.nio.file.Files.createDirectories(SCHEDULES);
-            java.nio.file.Path file = SCHEDULES.resolve("seed-" + result.seed() + ".txt").toAbsolutePath();
-            java.nio.file.Files.writeString(file, result.schedule().text());
+            Files.createDirectories(SCHEDULES);
+            Path file = SCHEDULES.resolve("seed-" + result.seed() + ".txt").toAbsolutePath();
+            Files.writeString(file, result.schedule().text());
             text.append("  replay its schedule (").append(result.schedule().items().size()).append(" items): ")
                 .append(REPLAY_PREFIX).append(" -Dexplorer.schedule=").append(file).append('\n');
         }
-        catch (java.io.IOException ex) {
+        catch (IOException ex) {
             text.append("  (its schedule could not be written: ").append(ex).append(")\n");
         }
         text.append("  shrink it: ").append(replayCommand(result.seed())).append(" -Dexplorer.shrink=20\n");
@@ -153,7 +157,7 @@ public final class ExplorerSoak {
     }
 
     /** Where failed runs' schedules are written (under the module's target directory in a Maven run). */
-    static final java.nio.file.Path SCHEDULES = java.nio.file.Path.of("target", "explorer-schedules");
+    static final Path SCHEDULES = Path.of("target", "explorer-schedules");
 
     /** The soak command without its settings. */
     static final String REPLAY_PREFIX = "mvn -B -ntp -pl lock-reliability-tests -am verify -Dtest=ExplorerSoakTest "

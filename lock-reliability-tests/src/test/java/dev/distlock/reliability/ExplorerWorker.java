@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,10 +26,10 @@ import dev.distlock.reactor.ReactiveLocks;
 import dev.distlock.LockService;
 
 /**
- * One client thread of the explorer: it draws operations from its own {@link Random} (seeded from the run's seed)
- * and runs each through the public API, recording critical sections, waits and the windows a lock may be held, and
- * checking the per-call invariants (bounded calls, no loss reported for a completed release, no loss thrown for a
- * live lease).
+ * One client thread of the explorer: it draws operations from its own {@link ExplorerRandom} (seeded from the run's
+ * seed; given a schedule, each operation starts from the random state the schedule names) and runs each through the
+ * public API, recording critical sections, waits and the windows a lock may be held, and checking the per-call
+ * invariants (bounded calls, no loss reported for a completed release, no loss thrown for a live lease).
  */
 final class ExplorerWorker implements Runnable {
 
@@ -45,6 +44,13 @@ final class ExplorerWorker implements Runnable {
     private static final long COMMAND_MILLIS = ExplorerSettings.COMMAND_TIMEOUT.toMillis();
 
     private static final long COMMAND_NANOS = ExplorerSettings.COMMAND_TIMEOUT.toNanos();
+
+    /** The names of the operations {@link #step()} picks, by the upper bound of their share of 125. */
+    private static final String[] STEP_KINDS = { "acquire", "tryAcquire", "executeLocked", "async.acquire",
+        "async.tryAcquire", "async.executeLocked", "reactor", "acquireAll", "reenter", "upgradeChurn", "undoneGrant",
+        "leaseDelete", "semaphore" };
+
+    private static final int[] STEP_BOUNDS = { 14, 22, 30, 50, 56, 62, 70, 77, 87, 95, 98, 100, 125 };
 
     private final ExplorerRun run;
 
@@ -90,13 +96,6 @@ final class ExplorerWorker implements Runnable {
             step();
         }
     }
-
-    /** The names of the operations {@link #step()} picks, by the upper bound of their share of 125. */
-    private static final String[] STEP_KINDS = { "acquire", "tryAcquire", "executeLocked", "async.acquire",
-        "async.tryAcquire", "async.executeLocked", "reactor", "acquireAll", "reenter", "upgradeChurn", "undoneGrant",
-        "leaseDelete", "semaphore" };
-
-    private static final int[] STEP_BOUNDS = { 14, 22, 30, 50, 56, 62, 70, 77, 87, 95, 98, 100, 125 };
 
     /** One operation, drawn from the worker's random and recorded in the run's schedule with the state it began in. */
     private void step() {
