@@ -11,9 +11,12 @@ import dev.distlock.test.RedisNode;
 /**
  * The fault schedule of one run, drawn from the seed: storms of faults (a few seconds, a fault every 0.2-1 s) between
  * calm stretches (so that the wake-up check sees freed locks with no fault nearby). Each fault is recorded with the
- * window in which it may still be felt: its own time, plus the reconnect of a reset connection.
+ * window in which it may still be felt: its own time, plus the reconnect of a reset connection. Each fault is also
+ * recorded in the run's {@link ExplorerSchedule}; a run given a schedule applies its faults instead of drawing them.
  */
 final class ExplorerFaults implements Runnable {
+
+    private final ExplorerRun run;
 
     private final ExplorerSettings settings;
 
@@ -27,10 +30,10 @@ final class ExplorerFaults implements Runnable {
 
     private volatile boolean stopped;
 
-    ExplorerFaults(ExplorerSettings settings, ExplorerJournal journal, List<RedisNode> masters, List<FaultProxy> proxies,
-            long seed) {
-        this.settings = settings;
-        this.journal = journal;
+    ExplorerFaults(ExplorerRun run, List<RedisNode> masters, List<FaultProxy> proxies, long seed) {
+        this.run = run;
+        this.settings = run.settings();
+        this.journal = run.journal();
         this.masters = masters;
         this.proxies = proxies;
         this.random = new Random(seed);
@@ -42,72 +45,108 @@ final class ExplorerFaults implements Runnable {
 
     @Override
     public void run() {
+        try {
+            if (this.run.schedule() != null) {
+                for (ExplorerSchedule.Fault fault : this.run.schedule().scheduledFaults()) {
+                    sleep(fault.atMillis() - this.run.sinceClientsStarted());
+                    if (this.stopped) {
+                        return;
+                    }
+                    apply(fault.kind(), fault.target(), fault.a(), fault.b());
+                }
+                return;
+            }
+            drawn();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The seeded schedule: each fault drawn, then applied and recorded. */
+    private void drawn() throws InterruptedException {
         List<String> kinds = new ArrayList<>(this.settings.faults());
         kinds.remove(ExplorerSettings.LEASE_DELETE); // attached to a release by a worker, not scheduled
         if (kinds.isEmpty()) {
             return;
         }
         long command = ExplorerSettings.COMMAND_TIMEOUT.toMillis();
-        try {
-            while (!this.stopped) {
-                sleep(1000 + this.random.nextInt(2500)); // calm
-                long stormEnd = System.nanoTime() + Duration.ofMillis(1000 + this.random.nextInt(3000)).toNanos();
-                while (!this.stopped && System.nanoTime() < stormEnd) {
-                    String kind = kinds.get(this.random.nextInt(kinds.size()));
-                    int service = this.random.nextInt(this.proxies.size());
-                    FaultProxy proxy = this.proxies.get(service);
-                    long from = System.nanoTime();
-                    long recovery = 1000;
-                    String detail;
-                    switch (kind) {
-                        case "reply-delay" -> {
-                            long window = 10 + this.random.nextInt(200);
-                            long delay = command + 10 + this.random.nextInt(300);
-                            proxy.delayReplies(Duration.ofMillis(window), Duration.ofMillis(delay));
-                            detail = "replies of " + window + " ms delayed by " + delay + " ms";
-                            sleep(window + delay);
-                        }
-                        case "reply-drop" -> {
-                            long window = 20 + this.random.nextInt((int) command);
-                            detail = "replies dropped for " + window + " ms, then reset";
-                            proxy.dropRepliesThenReset(Duration.ofMillis(window));
-                            recovery = 2000;
-                        }
-                        case "reset" -> {
-                            detail = "connections reset";
-                            proxy.reset();
-                            recovery = 2000;
-                        }
-                        case "stall" -> {
-                            long stall = 100 + this.random.nextInt(1200);
-                            detail = "stalled for " + stall + " ms";
-                            proxy.stall(Duration.ofMillis(stall));
-                            sleep(stall);
-                        }
-                        default -> {
-                            long pause = 100 + this.random.nextInt(1600);
-                            RedisNode paused = this.masters.get(this.random.nextInt(this.masters.size()));
-                            detail = "Redis " + this.masters.indexOf(paused) + " paused for " + pause + " ms";
-                            paused.pause();
-                            try {
-                                sleep(pause);
-                            }
-                            finally {
-                                paused.resume();
-                            }
-                            service = -1;
-                        }
+        while (!this.stopped) {
+            sleep(1000 + this.random.nextInt(2500)); // calm
+            long stormEnd = System.nanoTime() + Duration.ofMillis(1000 + this.random.nextInt(3000)).toNanos();
+            while (!this.stopped && System.nanoTime() < stormEnd) {
+                String kind = kinds.get(this.random.nextInt(kinds.size()));
+                int target = this.random.nextInt(this.proxies.size());
+                long a = 0;
+                long b = 0;
+                switch (kind) {
+                    case "reply-delay" -> {
+                        a = 10 + this.random.nextInt(200);
+                        b = command + 10 + this.random.nextInt(300);
                     }
-                    long to = System.nanoTime();
-                    this.journal.fault(kind, from, to + Duration.ofMillis(recovery).toNanos());
-                    this.journal.log("FAULT " + (service >= 0 ? "service " + service + ": " : "") + detail);
-                    sleep(100 + this.random.nextInt(500));
+                    case "reply-drop" -> a = 20 + this.random.nextInt((int) command);
+                    case "reset" -> {
+                    }
+                    case "stall" -> a = 100 + this.random.nextInt(1200);
+                    default -> {
+                        a = 100 + this.random.nextInt(1600);
+                        target = this.random.nextInt(this.masters.size());
+                    }
                 }
+                apply(kind, target, a, b);
+                sleep(100 + this.random.nextInt(500));
             }
         }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+    }
+
+    /**
+     * One fault: on proxy {@code target} (a master's index for {@code redis-pause}), with its durations in ms
+     * ({@link ExplorerSchedule.Fault}); recorded in the run's schedule and journal.
+     */
+    private void apply(String kind, int target, long a, long b) throws InterruptedException {
+        long from = System.nanoTime();
+        this.run.record(new ExplorerSchedule.Fault(this.run.sinceClientsStarted(), kind, target, a, b));
+        long recovery = 1000;
+        String detail;
+        int service = target;
+        switch (kind) {
+            case "reply-delay" -> {
+                this.proxies.get(target).delayReplies(Duration.ofMillis(a), Duration.ofMillis(b));
+                detail = "replies of " + a + " ms delayed by " + b + " ms";
+                sleep(a + b);
+            }
+            case "reply-drop" -> {
+                detail = "replies dropped for " + a + " ms, then reset";
+                this.proxies.get(target).dropRepliesThenReset(Duration.ofMillis(a));
+                recovery = 2000;
+            }
+            case "reset" -> {
+                detail = "connections reset";
+                this.proxies.get(target).reset();
+                recovery = 2000;
+            }
+            case "stall" -> {
+                detail = "stalled for " + a + " ms";
+                this.proxies.get(target).stall(Duration.ofMillis(a));
+                sleep(a);
+            }
+            case "redis-pause" -> {
+                RedisNode paused = this.masters.get(target);
+                detail = "Redis " + target + " paused for " + a + " ms";
+                paused.pause();
+                try {
+                    sleep(a);
+                }
+                finally {
+                    paused.resume();
+                }
+                service = -1;
+            }
+            default -> throw new IllegalArgumentException("unknown fault kind '" + kind + "'");
         }
+        long to = System.nanoTime();
+        this.journal.fault(kind, from, to + Duration.ofMillis(recovery).toNanos());
+        this.journal.log("FAULT " + (service >= 0 ? "service " + service + ": " : "") + detail);
     }
 
     private void sleep(long millis) throws InterruptedException {

@@ -37,6 +37,9 @@ final class ExplorerJournal {
 
     private final List<long[]> faultWindows = new ArrayList<>();
 
+    /** Waits for permits of a semaphore: key, from, to, what waited, the limit, and the permits it needs free. */
+    private final List<Object[]> permitWaits = new ArrayList<>();
+
     /** Waits of single-key acquisitions: key, from, to, and what waited. */
     private final List<Object[]> waits = new ArrayList<>();
 
@@ -131,9 +134,86 @@ final class ExplorerJournal {
     }
 
     void busy(String key, long fromNanos, long toNanos) {
+        busy(key, fromNanos, toNanos, 0);
+    }
+
+    /** A window in which {@code permits} permits of a semaphore may have been held (0: all of them, or a lock). */
+    void busy(String key, long fromNanos, long toNanos, int permits) {
         List<long[]> windows = this.busy.computeIfAbsent(key, k -> new ArrayList<>());
         synchronized (windows) {
-            windows.add(new long[] { fromNanos, toNanos });
+            windows.add(new long[] { fromNanos, toNanos, permits });
+        }
+    }
+
+    /** A wait for permits: owed a grant while at least {@code need} of the {@code limit} permits are free. */
+    void permitsWaited(String key, long fromNanos, long toNanos, String what, int limit, int need) {
+        synchronized (this.permitWaits) {
+            this.permitWaits.add(new Object[] { key, fromNanos, toNanos, what, limit, need });
+        }
+    }
+
+    /**
+     * The semaphore wake-up invariant: no caller waited through a stretch of {@code limitNanos} or more in which the
+     * permits it needed were free (counting every window in which permits may have been held) and no fault was active.
+     */
+    void checkPermitWakeUps(long limitNanos) {
+        List<Object[]> allWaits;
+        synchronized (this.permitWaits) {
+            allWaits = new ArrayList<>(this.permitWaits);
+        }
+        List<long[]> blocked = new ArrayList<>();
+        synchronized (this.faultWindows) {
+            blocked.addAll(this.faultWindows);
+        }
+        for (Object[] wait : allWaits) {
+            long from = (Long) wait[1];
+            long to = (Long) wait[2];
+            int limit = (Integer) wait[4];
+            int need = (Integer) wait[5];
+            checked();
+            List<long[]> changes = new ArrayList<>(); // time, change of the permits possibly held
+            for (long[] fault : blocked) {
+                clip(changes, fault[0], fault[1], from, to, limit + 1);
+            }
+            List<long[]> keyBusy = this.busy.getOrDefault((String) wait[0], List.of());
+            synchronized (keyBusy) {
+                for (long[] window : keyBusy) {
+                    clip(changes, window[0], window[1], from, to, window[2] == 0 ? limit : window[2]);
+                }
+            }
+            changes.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(b[1], a[1]));
+            long held = 0;
+            long previous = from;
+            long freeSince = -1;
+            long gap = 0;
+            long gapStart = 0;
+            changes.add(new long[] { to, 0 });
+            for (long[] change : changes) {
+                if (change[0] > previous && held <= limit - need) {
+                    freeSince = freeSince < 0 ? previous : freeSince;
+                    if (change[0] - freeSince > gap) {
+                        gap = change[0] - freeSince;
+                        gapStart = freeSince;
+                    }
+                }
+                else if (change[0] > previous) {
+                    freeSince = -1;
+                }
+                held += change[1];
+                previous = Math.max(previous, change[0]);
+            }
+            if (gap >= limitNanos) {
+                violation(String.format("%s waited for %s from %d ms to %d ms; %d of its %d permits were free and no "
+                        + "fault was active from %d ms for %d ms without the waiter being woken", wait[3], wait[0],
+                        millis(from), millis(to), need, limit, millis(gapStart), gap / 1_000_000));
+            }
+        }
+    }
+
+    private static void clip(List<long[]> changes, long start, long end, long from, long to, long permits) {
+        if (end > from && start < to) {
+            changes.add(new long[] { Math.max(start, from), permits });
+            changes.add(new long[] { Math.min(end, to), -permits });
         }
     }
 

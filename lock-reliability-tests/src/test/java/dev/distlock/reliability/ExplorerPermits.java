@@ -19,6 +19,7 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
+import dev.distlock.LockTimeoutException;
 import dev.distlock.reactor.ReactiveLocks;
 
 /**
@@ -72,7 +73,7 @@ final class ExplorerPermits {
         if (leaseMillis > 0) {
             options = options.withLeaseTime(Duration.ofMillis(leaseMillis));
         }
-        ExplorerWorker.Target target = new ExplorerWorker.Target(KEYS[index], options.mode());
+        ExplorerWorker.Target target = new ExplorerWorker.Target(KEYS[index], options.mode(), permits);
         Ask ask = new Ask(target, limit, permits, leaseMillis, options);
         if (this.random.nextInt(5) == 0) { // the acquisition's reply comes past the command timeout: retried or undone
             this.run.delayRepliesNow(this.serviceIndex, this.random);
@@ -113,12 +114,17 @@ final class ExplorerPermits {
             long end = System.nanoTime();
             this.worker.callBound("permit acquire " + ask, start, end, waitMillis + 3 * COMMAND_MILLIS);
             this.worker.failedAttempt(ask.target, start, end, ex, waitMillis);
+            if (ex instanceof LockTimeoutException) {
+                waited(ask, waitMillis, start, end, "permit acquire of " + ask + " (timed out)");
+            }
             this.journal.log("permit acquire " + ask + " failed: " + ExplorerWorker.describe(ex));
             return;
         }
         long granted = System.nanoTime();
         this.worker.callBound("permit acquire " + ask, start, granted, waitMillis + 3 * COMMAND_MILLIS);
-        holdAndRelease(ask, permit, owner("b"), start, granted);
+        String owner = owner("b");
+        waited(ask, waitMillis, start, granted - COMMAND_NANOS, "permit acquire of " + ask + " by " + owner);
+        holdAndRelease(ask, permit, owner, start, granted);
     }
 
     private void nonBlocking(Ask ask) {
@@ -187,9 +193,18 @@ final class ExplorerPermits {
         }
         long end = System.nanoTime();
         if (permit != null) {
-            holdAndRelease(ask, permit, owner, start, completedAt.get() != 0 ? completedAt.get() : end);
+            long granted = completedAt.get() != 0 ? completedAt.get() : end;
+            if (variant == 0) {
+                waited(ask, waitMillis, start, granted - COMMAND_NANOS, "permit async acquire of " + ask + " by "
+                        + owner);
+            }
+            holdAndRelease(ask, permit, owner, start, granted);
         }
         else {
+            // a withdrawn or failed attempt may still hold permits briefly: its grant is released when it lands
+            long until = start + TimeUnit.MILLISECONDS.toNanos(waitMillis) + 2 * COMMAND_NANOS
+                    + (ask.target.mode() == LockMode.FAIR ? ExplorerSettings.WAITER_LEASE.toNanos() : 0);
+            this.journal.busy(ask.target.key(), start, Math.max(until, end + 2 * COMMAND_NANOS), ask.permits);
             this.journal.log("permit async acquire " + ask + " of " + owner + " ended without a permit: "
                     + ExplorerWorker.describe(failure));
         }
@@ -209,6 +224,7 @@ final class ExplorerPermits {
             permit.ifPresent(handle -> holdAndRelease(ask, handle, owner, start, end));
         }
         catch (ExecutionException ex) {
+            this.worker.failedAttempt(ask.target, start, System.nanoTime(), ex.getCause(), 0);
             this.journal.log("permit async tryAcquire " + ask + ": " + ExplorerWorker.describe(ex.getCause()));
         }
         catch (TimeoutException | InterruptedException ex) {
@@ -237,6 +253,7 @@ final class ExplorerPermits {
         }
         long end = System.nanoTime();
         this.worker.callBound("permit executeLocked " + ask, start, end, waitMillis + 8 * COMMAND_MILLIS + 500);
+        this.journal.busy(ask.target.key(), start, end + COMMAND_NANOS, ask.permits);
         if (hold[0] != null) {
             hold[0].releasedByService(failure, end);
         }
@@ -266,6 +283,7 @@ final class ExplorerPermits {
         long end = System.nanoTime();
         this.worker.callBound("permit reactor executeLocked " + ask, start, end,
                 bound - ExplorerSettings.MARGIN_MILLIS);
+        this.journal.busy(ask.target.key(), start, end + COMMAND_NANOS, ask.permits);
         if (hold[0] != null) {
             hold[0].releasedByService(failure, end);
         }
@@ -321,6 +339,17 @@ final class ExplorerPermits {
         hold.section(start, end, permit.isHeld(), accepted);
         this.run.permitHold(hold);
         return hold;
+    }
+
+    /**
+     * A wait of at least the wake-up limit, for the semaphore wake-up check: a plain waiter is owed a grant while its
+     * permits are free, a fair one while all are (an earlier waiter may rightly go first).
+     */
+    private void waited(Ask ask, long waitMillis, long from, long to, String what) {
+        if (waitMillis >= ExplorerSettings.WAKE_LIMIT_MILLIS) {
+            this.journal.permitsWaited(ask.target.key(), from, to, what, ask.limit,
+                    ask.target.mode() == LockMode.FAIR ? ask.limit : ask.permits);
+        }
     }
 
     private String owner(String kind) {

@@ -16,9 +16,11 @@ import java.util.Map;
  * @param checks invariant checks made
  * @param violations what broke, in the order found
  * @param excerpt the events before the first violation
+ * @param schedule the operations and faults it performed, for a replay or the shrinker
  */
 record ExplorerResult(long seed, boolean quorum, boolean mixed, Duration took, Map<String, Long> operations,
-        Map<String, Long> faults, long checks, List<String> violations, List<String> excerpt) {
+        Map<String, Long> faults, long checks, List<String> violations, List<String> excerpt,
+        ExplorerSchedule schedule) {
 
     boolean failed() {
         return !this.violations.isEmpty();

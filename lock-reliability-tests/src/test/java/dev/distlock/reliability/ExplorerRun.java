@@ -67,8 +67,46 @@ final class ExplorerRun {
     /** The lock servers: one, or three in quorum mode. */
     private final List<RedisNode> masters = new CopyOnWriteArrayList<>();
 
+    /** The schedule to perform instead of drawing one (null: draw from the seed). */
+    private final ExplorerSchedule schedule;
+
+    /** What this run performed: its operations and scheduled faults, drawn or given. */
+    private final List<ExplorerSchedule.Item> performed = new CopyOnWriteArrayList<>();
+
+    private volatile long clientsStarted;
+
     ExplorerRun(ExplorerSettings settings) {
         this.settings = settings;
+        this.schedule = null;
+    }
+
+    /** A run that performs this schedule's operations and faults, and draws none. */
+    ExplorerRun(ExplorerSchedule schedule) {
+        this.settings = schedule.settings();
+        this.schedule = schedule;
+    }
+
+    /** The schedule given to this run, or null when it draws its own. */
+    ExplorerSchedule schedule() {
+        return this.schedule;
+    }
+
+    /** Milliseconds since the client threads started. */
+    long sinceClientsStarted() {
+        return (System.nanoTime() - this.clientsStarted) / 1_000_000;
+    }
+
+    void record(ExplorerSchedule.Item item) {
+        this.performed.add(item);
+    }
+
+    /** What this run performed, as a schedule a replay can take. */
+    ExplorerSchedule performed() {
+        List<ExplorerSchedule.Item> items = new ArrayList<>(this.performed);
+        items.sort(java.util.Comparator.comparingLong(ExplorerSchedule.Item::atMillis));
+        String faults = this.settings.faults().isEmpty() ? "none" : String.join(",", this.settings.faults());
+        return new ExplorerSchedule(this.settings.seed(), (int) this.settings.runTime().toSeconds(), faults,
+                this.settings.quorum(), this.settings.mixed(), items);
     }
 
     ExplorerJournal journal() {
@@ -132,7 +170,7 @@ final class ExplorerRun {
                 List<Thread> workers = new ArrayList<>();
                 for (int s = 0; s < services.size(); s++) {
                     for (int w = 0; w < this.settings.workersPerService(); w++) {
-                        Thread worker = new Thread(new ExplorerWorker(this, s, services.get(s), random.nextLong()),
+                        Thread worker = new Thread(new ExplorerWorker(this, s, w, services.get(s), random.nextLong()),
                                 "explorer-s" + s + "-w" + w);
                         worker.setDaemon(true);
                         // an Error (a LinkageError of the previous engine among them) must not just end a client
@@ -141,16 +179,21 @@ final class ExplorerRun {
                         workers.add(worker);
                     }
                 }
-                ExplorerFaults faults = new ExplorerFaults(this.settings, this.journal, masters, proxies,
-                        random.nextLong());
+                ExplorerFaults faults = new ExplorerFaults(this, masters, proxies, random.nextLong());
                 Thread faultThread = new Thread(faults, "explorer-faults");
                 faultThread.setDaemon(true);
+                this.clientsStarted = System.nanoTime();
                 workers.forEach(Thread::start);
                 faultThread.start();
-                long end = System.nanoTime() + this.settings.runTime().toNanos();
+                long end = this.clientsStarted + this.settings.runTime().toNanos()
+                        + (this.schedule == null ? 0 : ExplorerSchedule.GRACE.toNanos());
                 while (System.nanoTime() < end) {
                     Thread.sleep(200);
                     checkTracked();
+                    if (this.schedule != null && !faultThread.isAlive()
+                            && workers.stream().noneMatch(Thread::isAlive)) {
+                        end = System.nanoTime(); // a given schedule ends with its last operation or fault
+                    }
                 }
                 this.stopping = true;
                 faults.stop();
@@ -170,6 +213,8 @@ final class ExplorerRun {
                 long freedAt = System.nanoTime();
                 if (!this.settings.quorum()) { // quorum mode has its own waiter lease and wakes by polling
                     this.journal.checkWakeUps(TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
+                    this.journal.checkPermitWakeUps(
+                            TimeUnit.MILLISECONDS.toNanos(ExplorerSettings.WAKE_LIMIT_MILLIS));
                 }
                 ExplorerEndChecks endChecks = new ExplorerEndChecks(this, masters, clients, services,
                         random.nextLong());
@@ -189,7 +234,7 @@ final class ExplorerRun {
         return new ExplorerResult(this.settings.seed(), this.settings.quorum(), this.settings.mixed(),
                 Duration.ofNanos(System.nanoTime() - started),
                 this.journal.operationCounts(), this.journal.faultCounts(), this.journal.checkCount(),
-                this.journal.violations(), this.journal.excerpt());
+                this.journal.violations(), this.journal.excerpt(), performed());
     }
 
     /**

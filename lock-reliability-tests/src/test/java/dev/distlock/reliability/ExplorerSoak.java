@@ -1,5 +1,8 @@
 package dev.distlock.reliability;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +18,10 @@ import java.util.TreeMap;
  * comma-separated list, or {@code random}), {@code explorer.minutes} (how long to keep drawing new seeds when the seeds
  * are random), {@code explorer.seconds} (per seed, default 20), {@code explorer.faults} (comma-separated kinds of
  * {@link ExplorerSettings#ALL_FAULTS}, {@code all} or {@code none}), {@code explorer.quorum} and {@code explorer.mixed}
- * ({@code never}, {@code always}, {@code some}: one seed in three), {@code explorer.stopOnFailure}.
+ * ({@code never}, {@code always}, {@code some}: one seed in three), {@code explorer.stopOnFailure};
+ * {@code explorer.schedule} (a file, or the text, of an {@link ExplorerSchedule} to replay instead of seeds),
+ * {@code explorer.shrink} (minutes to shrink each failed seed's schedule with {@link ExplorerShrinker}, default 0) and
+ * {@code explorer.shrinkTries} (runs of each candidate, default 3).
  */
 public final class ExplorerSoak {
 
@@ -40,7 +46,8 @@ public final class ExplorerSoak {
         for (String argument : arguments) {
             if (!argument.startsWith("--") || !argument.contains("=")) {
                 throw new IllegalArgumentException("Arguments are --seeds=..., --minutes=..., --seconds=..., "
-                        + "--faults=..., --quorum=never|always|some, --mixed=never|always|some, --stopOnFailure=true; "
+                        + "--faults=..., --quorum=never|always|some, --mixed=never|always|some, --stopOnFailure=true, "
+                        + "--schedule=FILE, --shrink=MINUTES, --shrinkTries=N; "
                         + "got '" + argument + "'");
             }
             String[] pair = argument.substring(2).split("=", 2);
@@ -64,6 +71,20 @@ public final class ExplorerSoak {
         long start = System.nanoTime();
         long end = start + (long) (minutes * 60e9);
         List<ExplorerResult> failed = new ArrayList<>();
+        String schedule = System.getProperty("explorer.schedule", "");
+        if (!schedule.isBlank()) { // a replay of a schedule: one run, no seeds drawn
+            ExplorerSchedule given = ExplorerSchedule.fromProperty(schedule);
+            ExplorerResult result = new ExplorerRun(given).run();
+            this.results.add(result);
+            System.out.printf("[explorer] %s schedule of seed %d (%d operations, %d faults): %d violations in %d s%n",
+                    result.failed() ? "FAIL" : "ok  ", given.seed(), given.opCount(), given.faultCount(),
+                    result.violations().size(), result.took().toSeconds());
+            if (result.failed()) {
+                failed.add(result);
+                System.out.println(report(result, 0));
+            }
+            return failed;
+        }
         List<Long> fixed = new ArrayList<>();
         if (!seeds.equals("random")) {
             for (String seed : seeds.split(",")) {
@@ -82,6 +103,11 @@ public final class ExplorerSoak {
             if (result.failed()) {
                 failed.add(result);
                 System.out.println(report(result, (System.nanoTime() - start) / 1_000_000_000L));
+                double shrink = Double.parseDouble(System.getProperty("explorer.shrink", "0"));
+                if (shrink > 0) {
+                    new ExplorerShrinker(Integer.getInteger("explorer.shrinkTries", 3),
+                            Duration.ofSeconds((long) (shrink * 60))).shrink(result, SCHEDULES, REPLAY_PREFIX);
+                }
                 if (stopOnFailure) {
                     break;
                 }
@@ -116,14 +142,31 @@ public final class ExplorerSoak {
             text.append("    ").append(line).append('\n');
         }
         text.append("  replay: ").append(replayCommand(result.seed())).append('\n');
+        try {
+            Files.createDirectories(SCHEDULES);
+            Path file = SCHEDULES.resolve("seed-" + result.seed() + ".txt").toAbsolutePath();
+            Files.writeString(file, result.schedule().text());
+            text.append("  replay its schedule (").append(result.schedule().items().size()).append(" items): ")
+                .append(REPLAY_PREFIX).append(" -Dexplorer.schedule=").append(file).append('\n');
+        }
+        catch (IOException ex) {
+            text.append("  (its schedule could not be written: ").append(ex).append(")\n");
+        }
+        text.append("  shrink it: ").append(replayCommand(result.seed())).append(" -Dexplorer.shrink=20\n");
         return text.toString();
     }
 
+    /** Where failed runs' schedules are written (under the module's target directory in a Maven run). */
+    static final Path SCHEDULES = Path.of("target", "explorer-schedules");
+
+    /** The soak command without its settings. */
+    static final String REPLAY_PREFIX = "mvn -B -ntp -pl lock-reliability-tests -am verify -Dtest=ExplorerSoakTest "
+            + "-Dsurefire.failIfNoSpecifiedTests=false -Dexcluded.test.groups=none";
+
     String replayCommand(long seed) {
-        return "mvn -B -ntp -pl lock-reliability-tests -am verify -Dtest=ExplorerSoakTest "
-                + "-Dsurefire.failIfNoSpecifiedTests=false -Dexcluded.test.groups=none -Dexplorer.seeds=" + seed
-                + " -Dexplorer.seconds=" + this.seconds + " -Dexplorer.faults=" + this.faults + " -Dexplorer.quorum="
-                + this.quorum + " -Dexplorer.mixed=" + this.mixed;
+        return REPLAY_PREFIX + " -Dexplorer.seeds=" + seed + " -Dexplorer.seconds=" + this.seconds
+                + " -Dexplorer.faults=" + this.faults + " -Dexplorer.quorum=" + this.quorum + " -Dexplorer.mixed="
+                + this.mixed;
     }
 
     private static String mode(ExplorerResult result) {

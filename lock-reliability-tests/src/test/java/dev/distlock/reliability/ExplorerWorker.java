@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -27,10 +26,10 @@ import dev.distlock.reactor.ReactiveLocks;
 import dev.distlock.LockService;
 
 /**
- * One client thread of the explorer: it draws operations from its own {@link Random} (seeded from the run's seed)
- * and runs each through the public API, recording critical sections, waits and the windows a lock may be held, and
- * checking the per-call invariants (bounded calls, no loss reported for a completed release, no loss thrown for a
- * live lease).
+ * One client thread of the explorer: it draws operations from its own {@link ExplorerRandom} (seeded from the run's
+ * seed; given a schedule, each operation starts from the random state the schedule names) and runs each through the
+ * public API, recording critical sections, waits and the windows a lock may be held, and checking the per-call
+ * invariants (bounded calls, no loss reported for a completed release, no loss thrown for a live lease).
  */
 final class ExplorerWorker implements Runnable {
 
@@ -46,6 +45,13 @@ final class ExplorerWorker implements Runnable {
 
     private static final long COMMAND_NANOS = ExplorerSettings.COMMAND_TIMEOUT.toNanos();
 
+    /** The names of the operations {@link #step()} picks, by the upper bound of their share of 125. */
+    private static final String[] STEP_KINDS = { "acquire", "tryAcquire", "executeLocked", "async.acquire",
+        "async.tryAcquire", "async.executeLocked", "reactor", "acquireAll", "reenter", "upgradeChurn", "undoneGrant",
+        "leaseDelete", "semaphore" };
+
+    private static final int[] STEP_BOUNDS = { 14, 22, 30, 50, 56, 62, 70, 77, 87, 95, 98, 100, 125 };
+
     private final ExplorerRun run;
 
     private final ExplorerJournal journal;
@@ -54,68 +60,97 @@ final class ExplorerWorker implements Runnable {
 
     private final LockService service;
 
-    private final Random random;
+    private final int workerIndex;
+
+    private final ExplorerRandom random;
 
     private final ExplorerPermits permits;
 
-    ExplorerWorker(ExplorerRun run, int serviceIndex, LockService service, long seed) {
+    ExplorerWorker(ExplorerRun run, int serviceIndex, int workerIndex, LockService service, long seed) {
         this.run = run;
         this.journal = run.journal();
         this.serviceIndex = serviceIndex;
+        this.workerIndex = workerIndex;
         this.service = service;
-        this.random = new Random(seed);
+        this.random = new ExplorerRandom(seed);
         this.permits = new ExplorerPermits(this, run, serviceIndex, service, this.random);
     }
 
+    /** Draws operations until the run stops; or, given a schedule, performs its operations of this worker. */
     @Override
     public void run() {
-        while (!this.run.stopping()) {
-            // a fifth of the steps take permits of a semaphore, except in quorum mode, which refuses semaphores
-            int pick = this.random.nextInt(this.run.quorum() ? 100 : 125);
-            try {
-                if (pick >= 100) {
-                    this.permits.step();
-                }
-                else if (pick < 14) {
-                    blockingAcquire();
-                }
-                else if (pick < 22) {
-                    tryAcquire();
-                }
-                else if (pick < 30) {
-                    executeLocked();
-                }
-                else if (pick < 50) {
-                    asyncAcquire();
-                }
-                else if (pick < 56) {
-                    asyncTryAcquire();
-                }
-                else if (pick < 62) {
-                    asyncExecuteLocked();
-                }
-                else if (pick < 70) {
-                    reactor();
-                }
-                else if (pick < 77) {
-                    multiKey();
-                }
-                else if (pick < 87) {
-                    reenter();
-                }
-                else if (pick < 95) {
-                    upgradeChurn();
-                }
-                else if (pick < 98) {
-                    undoneGrantWithWaiter();
-                }
-                else {
-                    leaseDeletedAtRelease();
-                }
+        if (this.run.schedule() == null) {
+            while (!this.run.stopping()) {
+                step();
             }
-            catch (RuntimeException ex) {
-                this.journal.log("op failed: " + describe(ex));
+            return;
+        }
+        for (ExplorerSchedule.Op op : this.run.schedule().ops(this.serviceIndex, this.workerIndex)) {
+            while (!this.run.stopping() && this.run.sinceClientsStarted() < op.atMillis()) {
+                sleep(Math.min(50, op.atMillis() - this.run.sinceClientsStarted()));
             }
+            if (this.run.stopping()) {
+                return;
+            }
+            this.random.state(op.state()); // the state the operation started in decides all it draws
+            step();
+        }
+    }
+
+    /** One operation, drawn from the worker's random and recorded in the run's schedule with the state it began in. */
+    private void step() {
+        long state = this.random.state();
+        // a fifth of the steps take permits of a semaphore, except in quorum mode, which refuses semaphores
+        int pick = this.random.nextInt(this.run.quorum() ? 100 : 125);
+        int kind = 0;
+        while (pick >= STEP_BOUNDS[kind]) {
+            kind++;
+        }
+        this.run.record(new ExplorerSchedule.Op(this.serviceIndex, this.workerIndex,
+                this.run.sinceClientsStarted(), state, STEP_KINDS[kind]));
+        try {
+            if (pick >= 100) {
+                this.permits.step();
+            }
+            else if (pick < 14) {
+                blockingAcquire();
+            }
+            else if (pick < 22) {
+                tryAcquire();
+            }
+            else if (pick < 30) {
+                executeLocked();
+            }
+            else if (pick < 50) {
+                asyncAcquire();
+            }
+            else if (pick < 56) {
+                asyncTryAcquire();
+            }
+            else if (pick < 62) {
+                asyncExecuteLocked();
+            }
+            else if (pick < 70) {
+                reactor();
+            }
+            else if (pick < 77) {
+                multiKey();
+            }
+            else if (pick < 87) {
+                reenter();
+            }
+            else if (pick < 95) {
+                upgradeChurn();
+            }
+            else if (pick < 98) {
+                undoneGrantWithWaiter();
+            }
+            else {
+                leaseDeletedAtRelease();
+            }
+        }
+        catch (RuntimeException ex) {
+            this.journal.log("op failed: " + describe(ex));
         }
     }
 
@@ -751,7 +786,7 @@ final class ExplorerWorker implements Runnable {
             heldUntil += ExplorerSettings.WATCHDOG_LEASE.toNanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0,
                     deadlineLeft));
         }
-        this.journal.busy(holding.target.key, granted - COMMAND_NANOS, heldUntil);
+        this.journal.busy(holding.target.key, granted - COMMAND_NANOS, heldUntil, holding.target.permits);
     }
 
     /** An attempt that failed: only a wait that ran out proves that it never held the lock. */
@@ -760,7 +795,7 @@ final class ExplorerWorker implements Runnable {
             return;
         }
         long extra = target.mode == LockMode.FAIR ? ExplorerSettings.WAITER_LEASE.toNanos() : 0;
-        this.journal.busy(target.key, start, end + 2 * COMMAND_NANOS + extra + 500_000_000L);
+        this.journal.busy(target.key, start, end + 2 * COMMAND_NANOS + extra + 500_000_000L, target.permits);
     }
 
     void callBound(String what, long start, long end, long boundMillis) {
@@ -820,7 +855,12 @@ final class ExplorerWorker implements Runnable {
         }
     }
 
-    record Target(String key, LockMode mode) {
+    /** A key and mode; {@code permits}: how many permits a semaphore step asks for (0: all of it, or not one). */
+    record Target(String key, LockMode mode, int permits) {
+
+        Target(String key, LockMode mode) {
+            this(key, mode, 0);
+        }
 
         @Override
         public String toString() {
