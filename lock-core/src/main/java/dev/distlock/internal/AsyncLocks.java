@@ -1,12 +1,13 @@
 package dev.distlock.internal;
 
+import static dev.distlock.internal.Futures.unwrap;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -160,10 +161,5 @@ final class AsyncLocks implements AsyncLockService {
         });
         result.whenComplete((value, failure) -> attempt.cancel(false)); // a no-op once the attempt is done
         return result;
-    }
-
-    /** The failure a dependent stage saw, without its {@link CompletionException} wrapper. */
-    static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 }

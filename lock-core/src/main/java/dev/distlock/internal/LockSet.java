@@ -150,7 +150,7 @@ final class LockSet extends AbstractLockHandle implements MultiLockHandle {
                 if (cause == null) {
                     continue;
                 }
-                cause = AsyncLocks.unwrap(cause);
+                cause = Futures.unwrap(cause);
                 RuntimeException runtime = (cause instanceof RuntimeException ex) ? ex : new CompletionException(cause);
                 if (failure == null) {
                     failure = runtime;

@@ -1,7 +1,8 @@
 package dev.distlock.redis;
 
+import static dev.distlock.internal.Futures.unwrap;
+
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -174,8 +175,7 @@ final class AsyncAcquisition extends LockRequest {
             @Nullable Throwable failure) {
         try { // whatever fails here completes the call: nothing is lost in a future's callback
             if (failure != null) {
-                Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-                        ? failure.getCause() : failure;
+                Throwable cause = unwrap(failure);
                 throw (cause instanceof DataAccessException ex) ? grant.failed(ex) : cause;
             }
             RedisLockHandle handle = grant.replied(reply, acknowledged);

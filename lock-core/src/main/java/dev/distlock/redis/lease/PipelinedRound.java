@@ -1,5 +1,7 @@
 package dev.distlock.redis.lease;
 
+import static dev.distlock.internal.Futures.unwrap;
+
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -147,8 +149,7 @@ final class PipelinedRound {
     }
 
     private static RuntimeException runtime(Throwable failure) {
-        Throwable cause = (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
-                ? failure.getCause() : failure;
+        Throwable cause = unwrap(failure);
         return (cause instanceof RuntimeException runtime) ? runtime
                 : new IllegalStateException("Lease renewal failed: " + cause, cause);
     }

@@ -1,9 +1,10 @@
 package dev.distlock.redis.script;
 
+import static dev.distlock.internal.Futures.unwrap;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
@@ -132,9 +133,6 @@ public final class AcknowledgedClusterScripts {
         });
     }
 
-    private static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-    }
 
     /** The master of the key's slot in the client's view of the cluster. */
     private static RedisClusterNode masterOf(StatefulRedisClusterConnection<byte[], byte[]> cluster, byte[] key,

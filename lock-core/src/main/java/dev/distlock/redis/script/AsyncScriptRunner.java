@@ -1,5 +1,7 @@
 package dev.distlock.redis.script;
 
+import static dev.distlock.internal.Futures.unwrap;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -207,7 +209,7 @@ final class AsyncScriptRunner {
 
     /** A failure translated as the template translates it and told to the listener (see {@link #reported}). */
     Throwable failure(Throwable failure) {
-        return reported(ScriptReload.unwrap(failure));
+        return reported(unwrap(failure));
     }
 
     /** A blocking call's failure, translated and told; an error is thrown as it is. */
@@ -245,7 +247,7 @@ final class AsyncScriptRunner {
         // a connection of this call's own: nothing else is sent on it before the answer, so EVAL at once keeps order
         ScriptReload.bounded(this.boundMillis, target.<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, encodedKeys, encodedArgs))
             .whenComplete((value, failure) -> {
-                if (failure != null && ScriptReload.unwrap(failure) instanceof RedisNoScriptException
+                if (failure != null && unwrap(failure) instanceof RedisNoScriptException
                         && !reply.isDone()) {
                     ScriptReload.bounded(this.boundMillis, target.<Long>eval(script.getScriptAsString(), ScriptOutputType.INTEGER,
                             encodedKeys, encodedArgs))
@@ -270,10 +272,10 @@ final class AsyncScriptRunner {
             }
         }
         if (failure != null) {
-            Throwable cause = (ScriptReload.unwrap(failure) instanceof TimeoutException) // the bound's, not Lettuce's own
+            Throwable cause = (unwrap(failure) instanceof TimeoutException) // the bound's, not Lettuce's own
                     ? new RedisCommandTimeoutException("Redis did not answer a lock call within the lock call timeout "
                             + "of " + this.boundMillis + " ms")
-                    : ScriptReload.unwrap(failure);
+                    : unwrap(failure);
             reply.completeExceptionally(translate ? reported(cause) : cause);
         }
         else if (value == null) {

@@ -1,11 +1,12 @@
 package dev.distlock.redis.script;
 
+import static dev.distlock.internal.Futures.unwrap;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -303,9 +304,5 @@ final class ScriptReload {
     static <T> CompletionStage<T> bounded(long boundMillis, RedisFuture<T> command) {
         return (boundMillis > 0) ? command.toCompletableFuture().orTimeout(boundMillis, TimeUnit.MILLISECONDS)
                 : command;
-    }
-
-    static Throwable unwrap(Throwable failure) {
-        return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
     }
 }
