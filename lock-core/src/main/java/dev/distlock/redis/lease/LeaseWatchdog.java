@@ -15,7 +15,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
-import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
@@ -206,10 +205,11 @@ public final class LeaseWatchdog {
      * renewed one (see {@link #extended}).
      */
     void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend) {
+        long answeredNanos = System.nanoTime();
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
             if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), notHeldAnyMore(hold, sentNanos)));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), LossReasons.notHeld(hold, sentNanos, answeredNanos)));
             }
         }
         if (extend) {
@@ -231,22 +231,6 @@ public final class LeaseWatchdog {
         }
     }
 
-    /**
-     * Why the watchdog could not renew {@code hold}: a semaphore's permits are nobody else's to take; a renewal sent
-     * before the lease's deadline found the lock gone while its lease still ran in Redis, so it was gone otherwise.
-     */
-    private static String notHeldAnyMore(Hold hold, long sentNanos) {
-        if (hold.holdKey().mode().isSemaphore()) {
-            return "The permits of semaphore " + KeyText.quote(hold.key()) + " were lost while held (their holder "
-                    + "entry was deleted or had run out in Redis); the watchdog could not renew them";
-        }
-        String cause = (sentNanos - hold.deadlineNanos() < 0) ? " was gone from Redis before its lease could "
-                + "have run out (deleted or taken by another owner while held): Redis most likely restarted "
-                + "without its data or failed over to a replica that had not received it"
-                : " was deleted or taken by another owner while held";
-        return "Lock " + KeyText.quote(hold.key()) + cause + "; the watchdog could not renew it";
-    }
-
     void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
         List<Hold> retry = new ArrayList<>(batch.size());
         for (Hold hold : batch) {
@@ -254,8 +238,7 @@ public final class LeaseWatchdog {
                 continue;
             }
             if (sentNanos - hold.deadlineNanos() >= 0) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "The lease of lock "
-                        + KeyText.quote(hold.key()) + " ran out while Redis could not be reached to renew it", cause));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), LossReasons.renewalsFailed(hold, cause), cause));
                 continue;
             }
             LeaseHolder handle = hold.firstHandle();
