@@ -17,9 +17,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
-import dev.distlock.LockEventListener;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.internal.Listeners;
 import dev.distlock.redis.script.LockScripts;
 
 /**
@@ -52,7 +50,8 @@ public final class LeaseWatchdog {
 
     private final Batching batching;
 
-    private final LockEventListener listener;
+    /** Where the listener hears of renewals and failures: never on this watchdog's thread. */
+    private final LeaseNotifier notifier;
 
     private final LeaseLoss leaseLoss;
 
@@ -63,7 +62,7 @@ public final class LeaseWatchdog {
     private final PipelinedRound pipelined;
 
     public LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
-            Batching batching, LockEventListener listener, LeaseLoss leaseLoss,
+            Batching batching, LeaseNotifier notifier, LeaseLoss leaseLoss,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.replicaAcknowledgement = replicaAcknowledgement;
         this.scheduler = scheduler;
@@ -72,7 +71,7 @@ public final class LeaseWatchdog {
         this.intervalNanos = intervalNanos;
         this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
         this.batching = batching;
-        this.listener = listener;
+        this.notifier = notifier;
         this.leaseLoss = leaseLoss;
         this.pipelined = new PipelinedRound(this, this.leaseMillis, Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
                 replicaAcknowledgement);
@@ -209,7 +208,8 @@ public final class LeaseWatchdog {
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
             if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), LossReasons.notHeld(hold, sentNanos, answeredNanos)));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(),
+                        LossReasons.notHeld(hold, sentNanos, answeredNanos)));
             }
         }
         if (extend) {
@@ -227,7 +227,7 @@ public final class LeaseWatchdog {
             }
         }
         if (count > 0) {
-            Listeners.emit(this.listener, new LockEvent.Renewed(count));
+            this.notifier.renewed(count);
         }
     }
 
@@ -238,12 +238,13 @@ public final class LeaseWatchdog {
                 continue;
             }
             if (sentNanos - hold.deadlineNanos() >= 0) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), LossReasons.renewalsFailed(hold, cause), cause));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), LossReasons.renewalsFailed(hold, cause),
+                        cause));
                 continue;
             }
             LeaseHolder handle = hold.firstHandle();
             if (handle != null) {
-                Listeners.emit(this.listener, new LockEvent.RenewalFailed(handle, cause));
+                this.notifier.emit(new LockEvent.RenewalFailed(handle, cause));
             }
             retry.add(hold);
         }
@@ -263,7 +264,10 @@ public final class LeaseWatchdog {
         BY_LOCK
     }
 
-    /** Where the watchdog reports a lost lease. */
+    /**
+     * Where the watchdog reports a lost lease: the hold is lost when this returns, and the listener and callbacks hear
+     * of it through the {@link LeaseNotifier}, never on the watchdog's thread.
+     */
     @FunctionalInterface
     public interface LeaseLoss {
 
