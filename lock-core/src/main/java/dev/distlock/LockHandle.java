@@ -54,7 +54,9 @@ public interface LockHandle extends AutoCloseable {
     /**
      * Calls {@code callback} once if the lease is lost while the handle is unreleased: the watchdog found the lock
      * deleted or taken by another owner, or Redis unreachable until the lease ran out. Runs at once, on the calling
-     * thread, if the lease is already known to be lost; otherwise on the watchdog's thread, so keep it short.
+     * thread, if the lease is already known to be lost; otherwise on the service's lease-notification thread (one per
+     * service, shared by every handle's callbacks and the listener's renewal events, in order), so keep it short: a
+     * callback that blocks holds up later notifications, never renewal.
      * Releasing the handle drops its callbacks; one added after the release runs at once if the lease was lost
      * before the release, and never otherwise.
      */

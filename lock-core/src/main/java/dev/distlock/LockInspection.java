@@ -42,7 +42,7 @@ public interface LockInspection {
     /**
      * How many leases the watchdog is behind with: watched leases last granted or renewed more than two
      * {@linkplain #renewalInterval() renewal intervals} ago. A healthy watchdog renews every lease once per interval,
-     * so this is zero unless renewals fail (Redis unreachable or slow) or the watchdog's thread is held up. An overdue
+     * so this is zero unless renewals fail (Redis unreachable or slow) or the watchdog's thread is starved. An overdue
      * lease is still valid until its deadline; it is lost if renewal does not catch up by then.
      */
     int overdueRenewalCount();

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -85,14 +86,24 @@ final class Holds {
 
     /** Reports a lost lease once: stops renewing it, logs it, and tells the listener, then the holder's callbacks. */
     void lose(Hold hold, LeaseLostException reason) {
+        lose(hold, reason, Runnable::run);
+    }
+
+    /**
+     * {@link #lose(Hold, LeaseLostException)}, telling the listener and the callbacks through {@code notifications}
+     * (the watchdog's {@link dev.distlock.redis.lease.LeaseNotifier}); the hold is lost before this returns.
+     */
+    void lose(Hold hold, LeaseLostException reason, Executor notifications) {
         forget(hold);
         if (hold.markLost(reason)) {
             LeaseHolder first = hold.firstHandle();
             logger.warn(logLine(reason, (first != null) ? first.name() : null));
-            if (first != null) {
-                Listeners.emit(this.listener, new LockEvent.LeaseLost(first, reason));
-            }
-            hold.runLostCallbacks(reason);
+            notifications.execute(() -> {
+                if (first != null) {
+                    Listeners.emit(this.listener, new LockEvent.LeaseLost(first, reason));
+                }
+                hold.runLostCallbacks(reason);
+            });
         }
     }
 

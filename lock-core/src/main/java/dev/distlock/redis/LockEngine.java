@@ -26,6 +26,7 @@ import dev.distlock.LockMode;
 import dev.distlock.internal.DaemonThreads;
 import dev.distlock.internal.Uninterrupted;
 import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.lease.LeaseNotifier;
 import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
@@ -86,6 +87,8 @@ final class LockEngine {
 
     private final ScheduledThreadPoolExecutor scheduler;
 
+    private final LeaseNotifier notifier;
+
     private final ThreadPoolExecutor cleanUps;
 
     private final ReconnectCheck reconnectCheck;
@@ -142,8 +145,10 @@ final class LockEngine {
         LeaseWatchdog.Batching batching = cluster ? LeaseWatchdog.Batching.BY_SLOT
                 : settings.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
         this.holds = new Holds(settings.listener, settings.logKeys);
+        this.notifier = new LeaseNotifier(settings.listener); // no listener or callback runs on the watchdog's thread
         this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
-                settings.listener, this.holds::lose, this.replicaAcknowledgement);
+                this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier),
+                this.replicaAcknowledgement);
         this.holds.watchedBy(this.watchdog);
         this.record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId, settings.applicationName,
                 interval.toNanos(), this.holds::values);
@@ -294,6 +299,7 @@ final class LockEngine {
         this.closed = true;
         this.reconnectCheck.close();
         this.scheduler.shutdownNow();
+        this.notifier.close();
         this.cleanUps.shutdownNow();
         synchronized (this) {
             ScheduledThreadPoolExecutor timer = this.asyncTimer;

@@ -30,9 +30,20 @@ public final class RedisClients implements AutoCloseable {
         return template(this.node.port(), Duration.ofSeconds(5));
     }
 
+    /** A client of {@code user} (ACL) authenticated with {@code password}. */
+    public StringRedisTemplate template(String user, String password) {
+        RedisStandaloneConfiguration address = new RedisStandaloneConfiguration("127.0.0.1", this.node.port());
+        address.setUsername(user);
+        address.setPassword(password);
+        return template(address, Duration.ofSeconds(5));
+    }
+
     public StringRedisTemplate template(int port, Duration commandTimeout) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration("127.0.0.1", port),
+        return template(new RedisStandaloneConfiguration("127.0.0.1", port), commandTimeout);
+    }
+
+    private StringRedisTemplate template(RedisStandaloneConfiguration address, Duration commandTimeout) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(address,
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
         factory.afterPropertiesSet();
         factory.start();

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -70,6 +72,46 @@ class WatchdogIsolationTest {
         assertThat(lost).isEmpty();
         exclusive.release();
         fair.release();
+    }
+
+    @Test
+    void aListenerOrCallbackThatBlocksDelaysNoRenewal() throws Exception {
+        Duration lease = Duration.ofMillis(900);
+        CountDownLatch blocked = new CountDownLatch(2);
+        CountDownLatch unblock = new CountDownLatch(1);
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease).listener(event -> {
+            if (event instanceof LockEvent.Renewed) {
+                block(blocked, unblock); // a metrics exporter stuck on its network, say
+            }
+        }));
+        try {
+            LockHandle kept = locks.acquire("blocking:kept");
+            LockHandle gone = locks.acquire("blocking:gone");
+            gone.onLeaseLost(reason -> block(blocked, unblock));
+            Await.until(Duration.ofSeconds(10), () -> blocked.getCount() == 1, "the listener blocks");
+            this.redis.call("DEL", "distlock:{blocking:gone}:lock");
+            Await.until(Duration.ofSeconds(10), () -> !gone.isHeld(), "the deleted lock found lost");
+
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < lease.multipliedBy(3).toNanos()) {
+                assertThat(ttl("distlock:{blocking:kept}:lock")).as("the lease in Redis").isPositive();
+                Thread.sleep(50);
+            }
+            assertThat(kept.isHeld()).isTrue();
+        }
+        finally {
+            unblock.countDown();
+        }
+    }
+
+    private static void block(CountDownLatch blocked, CountDownLatch unblock) {
+        blocked.countDown();
+        try {
+            unblock.await(30, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

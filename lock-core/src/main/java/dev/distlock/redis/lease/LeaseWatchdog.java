@@ -15,12 +15,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
-import dev.distlock.KeyText;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
-import dev.distlock.LockEventListener;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.internal.Listeners;
 import dev.distlock.redis.script.LockScripts;
 
 /**
@@ -53,7 +50,8 @@ public final class LeaseWatchdog {
 
     private final Batching batching;
 
-    private final LockEventListener listener;
+    /** Where the listener hears of renewals and failures: never on this watchdog's thread. */
+    private final LeaseNotifier notifier;
 
     private final LeaseLoss leaseLoss;
 
@@ -64,7 +62,7 @@ public final class LeaseWatchdog {
     private final PipelinedRound pipelined;
 
     public LeaseWatchdog(ScheduledExecutorService scheduler, long leaseNanos, long intervalNanos,
-            Batching batching, LockEventListener listener, LeaseLoss leaseLoss,
+            Batching batching, LeaseNotifier notifier, LeaseLoss leaseLoss,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.replicaAcknowledgement = replicaAcknowledgement;
         this.scheduler = scheduler;
@@ -73,7 +71,7 @@ public final class LeaseWatchdog {
         this.intervalNanos = intervalNanos;
         this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
         this.batching = batching;
-        this.listener = listener;
+        this.notifier = notifier;
         this.leaseLoss = leaseLoss;
         this.pipelined = new PipelinedRound(this, this.leaseMillis, Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
                 replicaAcknowledgement);
@@ -206,10 +204,12 @@ public final class LeaseWatchdog {
      * renewed one (see {@link #extended}).
      */
     void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend) {
+        long answeredNanos = System.nanoTime();
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
             if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), notHeldAnyMore(hold, sentNanos)));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(),
+                        LossReasons.notHeld(hold, sentNanos, answeredNanos)));
             }
         }
         if (extend) {
@@ -227,24 +227,8 @@ public final class LeaseWatchdog {
             }
         }
         if (count > 0) {
-            Listeners.emit(this.listener, new LockEvent.Renewed(count));
+            this.notifier.renewed(count);
         }
-    }
-
-    /**
-     * Why the watchdog could not renew {@code hold}: a semaphore's permits are nobody else's to take; a renewal sent
-     * before the lease's deadline found the lock gone while its lease still ran in Redis, so it was gone otherwise.
-     */
-    private static String notHeldAnyMore(Hold hold, long sentNanos) {
-        if (hold.holdKey().mode().isSemaphore()) {
-            return "The permits of semaphore " + KeyText.quote(hold.key()) + " were lost while held (their holder "
-                    + "entry was deleted or had run out in Redis); the watchdog could not renew them";
-        }
-        String cause = (sentNanos - hold.deadlineNanos() < 0) ? " was gone from Redis before its lease could "
-                + "have run out (deleted or taken by another owner while held): Redis most likely restarted "
-                + "without its data or failed over to a replica that had not received it"
-                : " was deleted or taken by another owner while held";
-        return "Lock " + KeyText.quote(hold.key()) + cause + "; the watchdog could not renew it";
     }
 
     void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
@@ -254,13 +238,13 @@ public final class LeaseWatchdog {
                 continue;
             }
             if (sentNanos - hold.deadlineNanos() >= 0) {
-                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), "The lease of lock "
-                        + KeyText.quote(hold.key()) + " ran out while Redis could not be reached to renew it", cause));
+                this.leaseLoss.lose(hold, new LeaseLostException(hold.key(), LossReasons.renewalsFailed(hold, cause),
+                        cause));
                 continue;
             }
             LeaseHolder handle = hold.firstHandle();
             if (handle != null) {
-                Listeners.emit(this.listener, new LockEvent.RenewalFailed(handle, cause));
+                this.notifier.emit(new LockEvent.RenewalFailed(handle, cause));
             }
             retry.add(hold);
         }
@@ -280,7 +264,10 @@ public final class LeaseWatchdog {
         BY_LOCK
     }
 
-    /** Where the watchdog reports a lost lease. */
+    /**
+     * Where the watchdog reports a lost lease: the hold is lost when this returns, and the listener and callbacks hear
+     * of it through the {@link LeaseNotifier}, never on the watchdog's thread.
+     */
     @FunctionalInterface
     public interface LeaseLoss {
 

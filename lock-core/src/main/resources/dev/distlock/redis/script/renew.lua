@@ -11,9 +11,11 @@
 -- ARGV[1]     LEASE_MILLIS
 -- ARGV[2...]  OWNER_TOKEN  the owner token expected for KEYS[i] is ARGV[i + 1]
 -- Returns, per key, 1 when renewed, 0 when the lock is no longer held by that owner (a delayed release included: its
--- owner field names no token), and 2 when it is held but no open hold is renewed (only fixed-lease holds remain).
+-- owner field names no token; a key overwritten with another type behind the lock's back included: see
+-- wrong-type.lua), and 2 when it is held but no open hold is renewed (only fixed-lease holds remain).
 --#arguments
 --#include extend-lease.lua (defines extendLease)
+--#include wrong-type.lua (defines wrongTypeAsNil)
 local deadline -- Redis 7: the lease's end, Redis ms as text; nil before Redis 7
 if redis.REDIS_VERSION_NUM then
   local now = redis.call('TIME')
@@ -22,14 +24,15 @@ end
 local renewed = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  if redis.call('HEXISTS', key, ARGV[i + 1]) == 1 then
+  local watched = wrongTypeAsNil(redis.pcall('HEXISTS', key, ARGV[i + 1]))
+  if watched == 1 then
     if not deadline then
       extendLease(key, LEASE_MILLIS)
     elseif redis.call('PEXPIREAT', key, deadline, 'GT') == 0 then
       redis.call('PEXPIREAT', key, deadline, 'NX')
     end
     renewed[i] = 1
-  elseif redis.call('HGET', key, 'owner') == ARGV[i + 1] then
+  elseif watched == 0 and redis.call('HGET', key, 'owner') == ARGV[i + 1] then
     renewed[i] = 2
   else
     renewed[i] = 0

@@ -48,7 +48,7 @@ import dev.distlock.LockMode;
  * A lock granted while {@value #MAX_TRACKED} locks are held (never released?) is recorded with the mode
  * {@code unknown} and no permits. It is a {@link LockEventListener}: register it with the lock service's builder; the
  * starter does when a {@link MeterRegistry} bean exists. Recording never calls Redis, never blocks and never throws
- * into a lock operation, so renewal, which reports on the watchdog's thread, is not held up.
+ * into a lock operation, nor holds up the lease notifications that follow it.
  */
 public final class LockMetrics implements LockEventListener {
 
