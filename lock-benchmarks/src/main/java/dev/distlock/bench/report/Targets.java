@@ -25,9 +25,11 @@ public final class Targets {
     }
 
     public String render() {
-        this.out.append("Issue 30's targets (Redis CPU per cycle near the raw floor, on this run's redis-server):\n\n")
+        this.out.append("The targets (issue 50: the lock cycle against the fenced floor, semaphores and renewal against "
+                + "Redisson), on this run's redis-server:\n\n")
             .append(new CpuTargets(this.reports).render())
-            .append("\nEarlier issues' targets:\n\n");
+            .append("\nEarlier issues' targets, for the record (those against the raw floor are superseded by the "
+                    + "fenced floor's above):\n\n");
         throughput("1", Implementation.RAW, 0.9, "uncontended, one thread: distlock ≥ 0.9× the raw floor");
         throughput("2", Implementation.RAW, 0.9, "16 threads on their own keys: distlock ≥ 0.9× the raw floor");
         throughput("2", Implementation.REDISSON, 1.5, "16 threads on their own keys: distlock ≥ 1.5× Redisson");
