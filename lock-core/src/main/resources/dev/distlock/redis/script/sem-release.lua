@@ -14,7 +14,8 @@
 -- ARGV[9]  MESSAGE
 -- Returns 1 when the permits were given back (or left to expire), 2 when other holds of the holder remain, 0 when
 -- this hold was released before (a retried call), -2 when the holder's lease had run out.
--- The release publishes only when a waiting caller was refused since the last message, or a fair queue waits.
+-- The release publishes only when a waiting caller was refused since the last message, or a fair queue waits: the
+-- message is MESSAGE, a space and the permits freed.
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
 --#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
@@ -91,6 +92,7 @@ else
   redis.call('HSET', KEYS[2], 'count', math.max(0, count - permits)) -- 'count' kept the hash and its expiry
 end
 if publish then
-  redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE)
+  -- '<client id> <permits freed>': that many waiters wake (a receiver of layout 1 wakes all of its own)
+  redis.call(PUBLISH_COMMAND, CHANNEL, MESSAGE .. ' ' .. permits)
 end
 return 1
