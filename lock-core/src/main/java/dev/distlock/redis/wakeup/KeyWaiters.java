@@ -76,12 +76,22 @@ final class KeyWaiters {
         return true;
     }
 
+    /**
+     * Before each attempt: the waiter is queued for the next wake-up. A semaphore waiter woken by a release keeps its
+     * place at the front ({@link WakeUp#PERMITS}), so that a caller taking the freed permits first does not send the
+     * longest waiter to the back.
+     */
     public synchronized void arm(Waiter waiter) {
         waiter.wokenAttempt = waiter.signalled;
         waiter.signalled = false;
         if (!waiter.queued) {
             waiter.queued = true;
-            this.queue.addLast(waiter);
+            if (waiter.wokenAttempt && this.wakeUp == WakeUp.PERMITS) {
+                this.queue.addFirst(waiter);
+            }
+            else {
+                this.queue.addLast(waiter);
+            }
         }
     }
 

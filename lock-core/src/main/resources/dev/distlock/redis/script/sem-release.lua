@@ -31,18 +31,21 @@ local refused = countRefused(KEYS[1], KEYS[2])
 if refused then
   return refused
 end
-local count, layout = permitsInUse(KEYS[1], KEYS[2], nowMillis)
-if layout then
+local count, permitsState, _, first = permitsInUse(KEYS[1], KEYS[2], nowMillis, 'waiting', OWNER_TOKEN)
+if not count then
   --#include layout.lua (defines otherLayout)
-  return otherLayout(layout)
+  return otherLayout(permitsState)
 end
-if not redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) then
+local keepHeld = tonumber(KEEP_HELD_MILLIS)
+local last = state[2] and tonumber(state[3] or 0) <= 1 and keepHeld == 0
+-- Whether the holder still holds (a lease that ran out was dropped above); the last hold's ZREM below tells itself.
+if not last and not redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) then
   return -2
 end
 if not state[2] then
   return 0
 end
-if tonumber(state[3] or 0) > 1 then
+if not last and tonumber(state[3] or 0) > 1 then
   refused = refusedGrant and refusedGrant('HDEL', KEYS[3], 'HINCRBY', KEYS[3], 'HGET', KEYS[3], 'HGETALL', KEYS[3],
     'PEXPIREAT', KEYS[3], 'ZADD', KEYS[1])
   if refused then
@@ -57,7 +60,6 @@ if tonumber(state[3] or 0) > 1 then
   return 2
 end
 -- The holder's last hold: its hash is replaced by the 'released' mark.
-local keepHeld = tonumber(KEEP_HELD_MILLIS)
 if keepHeld > 0 then
   refused = refusedGrant and refusedGrant('DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1],
     'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
@@ -72,24 +74,26 @@ if keepHeld > 0 then
   keepUntil(KEYS[1], KEYS[2], keepHeld)
   return 1
 end
-local publish = redis.call('HGET', KEYS[2], 'waiting') or redis.call('EXISTS', KEYS[4]) == 1
-local permits = tonumber(redis.call('HGET', KEYS[2], OWNER_TOKEN) or 0)
+local publish = permitsState[3] or redis.call('EXISTS', KEYS[4]) == 1
+local permits = permitsState[4] or '0'
 -- A release that publishes checks the channel before the writes too.
-refused = refusedGrant and refusedGrant('DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3], 'ZREM', KEYS[1],
-  'ZCARD', KEYS[1], 'DEL', KEYS[2], 'HDEL', KEYS[2],
+refused = refusedGrant and refusedGrant('ZREM', KEYS[1], 'DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3],
+  'DEL', KEYS[2], 'HDEL', KEYS[2],
   'HSET', KEYS[2]) or (publish and refusedGrant and refusedGrant(PUBLISH_COMMAND, CHANNEL))
 if refused then
   return refused
 end
+if redis.call('ZREM', KEYS[1], OWNER_TOKEN) == 0 then
+  return -2 -- the lease had run out (dropped above), or the entry was deleted: nothing written
+end
 redis.call('DEL', KEYS[3])
 redis.call('HSET', KEYS[3], 'released', 1)
 redis.call('PEXPIRE', KEYS[3], TOKEN_RETENTION_MILLIS)
-redis.call('ZREM', KEYS[1], OWNER_TOKEN)
-if redis.call('ZCARD', KEYS[1]) == 0 then
-  redis.call('DEL', KEYS[2]) -- the last holder: nothing is left to count
+if not first[3] then
+  redis.call('DEL', KEYS[2]) -- the only live holder (its ZREM removed it): nothing is left to count
 else
   redis.call('HDEL', KEYS[2], OWNER_TOKEN, 'waiting')
-  redis.call('HSET', KEYS[2], 'count', math.max(0, count - permits)) -- 'count' kept the hash and its expiry
+  redis.call('HSET', KEYS[2], 'count', math.max(0, count - tonumber(permits))) -- 'count' kept the hash and its expiry
 end
 if publish then
   -- '<client id> <permits freed>': that many waiters wake (a receiver of layout 1 wakes all of its own)
