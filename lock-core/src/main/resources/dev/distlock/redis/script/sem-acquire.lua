@@ -45,7 +45,7 @@ end
 local count, permitsState, earliest = permitsInUse(KEYS[1], KEYS[2], nowMillis, 'waiting', OWNER_TOKEN)
 if not count then
   --#include layout.lua (defines otherLayout)
-  return otherLayout(permitsState)
+  return otherLayout(permitsState[2])
 end
 -- A holder is counted in the permits (read above) exactly while it has a lease: only then is this a retried call.
 local heldUntil = permitsState[4] and tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
@@ -83,16 +83,24 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see acquire.lua)
   end
   -- A new grant: the token keeps increasing after the semaphore expired or was lost in a restart (see acquire.lua).
-  local fence = math.max(tonumber(redis.call('GET', KEYS[4]) or 0) + 1, now[1] * 1000000 + now[2])
+  -- max(last token + 1, the clock in µs): the clock's, written with the last read back in one SET ... GET, and in
+  -- the rare case that the last is not below it (the same µs, or a clock behind after a failover) written again.
+  local fence = now[1] * 1000000 + now[2]
   -- The grant's writes, and a fair grant's message to the next waiter, are checked before the first of them.
   refused = refusedGrant and refusedGrant('SET', KEYS[4], 'HSET', KEYS[3], 'HEXISTS', KEYS[3], 'PTTL', KEYS[3],
-    'DEL', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1], 'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
+    'DEL', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1], 'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1],
+    'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
     or (fair and refusedGrant and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6],
       'ZCARD', KEYS[5], PUBLISH_COMMAND, CHANNEL))
   if refused then
     return refused
   end
-  redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS)
+  local last = tonumber(redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS, 'GET')
+    or 0)
+  if last >= fence then
+    fence = last + 1
+    redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS)
+  end
   local holder = {'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0, HOLD_ID, holdLease}
   -- A new token (every acquisition's) has no hash yet: its four fields are new, and so is its expiry. A 'released'
   -- mark of this token (see read-acquire.lua) stays, as long as it would have; fields of an earlier grant of it go.
