@@ -31,25 +31,23 @@
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include add-hold.lua (defines addHold)
 --#include fair-queue.lua (defines dropLapsed)
---#include sem-count.lua (defines countRefused, permitsInUse, keepUntil)
+--#include sem-count.lua (defines countRefused, countLive, keepUntil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(LEASE_MILLIS)
 local leaseEnd = string.format('%d', nowMillis + lease)
 local watched = WATCHDOG == '1'
 local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
-local refused = countRefused(KEYS[1], KEYS[2])
-if refused then
-  return refused
-end
-local count, permitsState, earliest = permitsInUse(KEYS[1], KEYS[2], nowMillis, 'waiting', OWNER_TOKEN)
-if not count then
+local permitsState = redis.call('HMGET', KEYS[2], 'count', 'layout', 'waiting', OWNER_TOKEN)
+if permitsState[2] then
   --#include layout.lua (defines otherLayout)
   return otherLayout(permitsState[2])
 end
--- A holder is counted in the permits (read above) exactly while it has a lease: only then is this a retried call.
-local heldUntil = permitsState[4] and tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
-if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
+local count = tonumber(permitsState[1] or 0)
+-- A holder is counted in the permits (read above) while it is in the leases: only then can this be a retried call.
+local heldUntil = permitsState[4] and tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) or 0)
+local refused
+if heldUntil and heldUntil > nowMillis and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
   refused = refusedGrant and refusedGrant('HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[3],
     'PEXPIRE', KEYS[3], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2], 'HGET', KEYS[3])
   if refused then
@@ -67,6 +65,14 @@ if REENTRY == '1' then
   return 0
 end
 local limit, asked = tonumber(PERMIT_LIMIT), tonumber(PERMITS)
+local earliest -- the earliest live lease end, looked up only by a count that would refuse (see sem-count.lua)
+if count + asked > limit then
+  refused = countRefused(KEYS[1], KEYS[2])
+  if refused then
+    return refused
+  end
+  count, earliest = countLive(KEYS[1], KEYS[2], count, nowMillis)
+end
 local fair, placeLease = FAIR == '1', tonumber(PLACE_LEASE_MILLIS)
 local first
 if fair then
@@ -117,9 +123,9 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
   end
   redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   redis.call('HSET', KEYS[2], OWNER_TOKEN, asked, 'count', count + asked)
-  if earliest then
+  if count > 0 then
     keepUntil(KEYS[1], KEYS[2], lease)
-  else -- the only live holder: its lease is the latest (the leases key is new, a permits hash left over holds nobody)
+  else -- the only holder counted: its lease is the latest (the leases key is new, a permits hash left over holds none)
     redis.call('PEXPIRE', KEYS[1], lease)
     redis.call('PEXPIRE', KEYS[2], lease)
   end

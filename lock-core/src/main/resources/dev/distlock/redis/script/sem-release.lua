@@ -19,7 +19,7 @@
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
 --#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
---#include sem-count.lua (defines countRefused, permitsInUse, keepUntil)
+--#include sem-count.lua (defines countRefused, countLive, keepUntil)
 local state = redis.call('HMGET', KEYS[3], 'released', HOLD_ID, 'holds')
 -- A retried call: this token was released before ('released'), and this hold is not one of its open ones.
 if state[1] and not state[2] then
