@@ -65,8 +65,9 @@ if REENTRY == '1' then
   return 0
 end
 local limit, asked = tonumber(PERMIT_LIMIT), tonumber(PERMITS)
-local earliest -- the earliest live lease end, looked up only by a count that would refuse (see sem-count.lua)
-if count + asked > limit then
+local earliest -- the earliest live lease end, looked up only by a count that would refuse (see sem-count.lua), or
+-- when this token's own lease ran out (a retried call, too late): its old permits go before it is counted anew
+if count + asked > limit or heldUntil then
   refused = countRefused(KEYS[1], KEYS[2])
   if refused then
     return refused
