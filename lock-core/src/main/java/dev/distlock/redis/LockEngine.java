@@ -230,7 +230,7 @@ final class LockEngine {
      */
     void freed(Hold hold) {
         this.queues.released(hold);
-        this.subscriptions.signalLocal(hold.releaseChannel());
+        this.subscriptions.signalLocal(hold.releaseChannel(), hold.type().releaseWakes());
     }
 
     /**

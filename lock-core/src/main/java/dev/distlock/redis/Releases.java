@@ -186,7 +186,7 @@ final class Releases implements RedisLockHandle.Releaser {
         // An earlier try may have freed the lock with its reply lost: this service drops its own release messages
         if ((reply == LockScripts.FREED || reply == LockScripts.ALREADY_RELEASED) && keepHeldMillis == 0
                 && (handedOff == null || handedOff != LockScripts.FREED)) { // a hand-off left nothing to wake
-            this.subscriptions.signalLocal(hold.releaseChannel());
+            this.subscriptions.signalLocal(hold.releaseChannel(), hold.type().releaseWakes());
         }
         if (reply >= 0) {
             Listeners.emit(this.listener,

@@ -208,7 +208,7 @@ class DataLayoutOtherTypesTest extends DataLayoutSupport {
 
         one.release();
         LockHandle three = waiter.get(10, TimeUnit.SECONDS);
-        assertThat(messages.poll(5, TimeUnit.SECONDS)).matches("[0-9a-f]{16}");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).matches("[0-9a-f]{16} 1"); // client id, permits freed
         String h3 = three.ownerToken();
         String t3 = Long.toString(three.fencingToken());
         DataLayoutSnapshot.expect()
@@ -260,7 +260,7 @@ class DataLayoutOtherTypesTest extends DataLayoutSupport {
         holder.release();
         LockHandle next = waiter.get(10, TimeUnit.SECONDS);
         assertThat(next.ownerToken()).isEqualTo(h2);
-        assertThat(messages.poll(5, TimeUnit.SECONDS)).matches("[0-9a-f]{16}");
+        assertThat(messages.poll(5, TimeUnit.SECONDS)).matches("[0-9a-f]{16} 1"); // client id, permits freed
         DataLayoutSnapshot.expect()
             .zset("dl:{k}:sem:leases", ttl(WATCHDOG_LEASE), is(h2), msFromNow(WATCHDOG_LEASE))
             .hash("dl:{k}:sem:permits", ttl(WATCHDOG_LEASE), is(h2), is("1"), is("count"), is("1"))

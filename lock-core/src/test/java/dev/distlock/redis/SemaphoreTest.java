@@ -250,4 +250,20 @@ class SemaphoreTest {
             .isEqualTo(Optional.empty());
         one.release();
     }
+
+    @Test
+    void fencingTokensRiseAboveALastTokenAheadOfTheClock() {
+        RedisLockService service = this.clients.service();
+        LockHandle first = service.acquire("exports", TWO);
+        long ahead = first.fencingToken() + 3_600_000_000L; // an hour of microseconds ahead (a failover's clock)
+        this.redis.call("SET", "distlock:{exports}:sem:fence", Long.toString(ahead), "PX", "60000");
+        LockHandle second = service.acquire("exports", TWO);
+        assertThat(second.fencingToken()).isEqualTo(ahead + 1);
+        first.release();
+        LockHandle third = service.acquire("exports", TWO);
+        assertThat(third.fencingToken()).isEqualTo(ahead + 2);
+        assertThat(this.redis.call("GET", "distlock:{exports}:sem:fence")).isEqualTo(Long.toString(ahead + 2));
+        second.release();
+        third.release();
+    }
 }

@@ -25,7 +25,12 @@ public abstract class LockType {
         /** Every waiter, for releases after which several may proceed (readers). */
         ALL,
         /** Only the waiter whose owner token is the message (the head of a fair queue). */
-        NAMED
+        NAMED,
+        /**
+         * As many waiters as the release freed permits ({@link #releaseWakes()}; the message names them after the
+         * client id), and one more after each woken waiter that took permits (a semaphore: see KeyWaiters).
+         */
+        PERMITS
     }
 
     public final Context context;
@@ -146,6 +151,11 @@ public abstract class LockType {
 
     public WakeUp wakeUp() {
         return WakeUp.ONE;
+    }
+
+    /** How many waiters a release of one hold of this type wakes, for {@link WakeUp#PERMITS}. */
+    public int releaseWakes() {
+        return 1;
     }
 
     /** Whether a waiter keeps a place in Redis that lapses unless it refreshes it by trying again. */

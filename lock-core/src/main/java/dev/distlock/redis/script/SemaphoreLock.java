@@ -60,6 +60,8 @@ final class SemaphoreLock extends LockType {
 
     private final String permits;
 
+    private final int permitCount;
+
     /** The service's instance: one permit of one (what the start-up access check takes). */
     SemaphoreLock(Context context, boolean fair) {
         this(context, fair, 1, 1);
@@ -70,6 +72,7 @@ final class SemaphoreLock extends LockType {
         this.fair = fair;
         this.limit = Integer.toString(limit);
         this.permits = Integer.toString(permits);
+        this.permitCount = permits;
     }
 
     @Override
@@ -135,10 +138,19 @@ final class SemaphoreLock extends LockType {
                 .toArray()) == 1;
     }
 
-    /** Every waiter checks again: a release may free permits for several. */
+    /**
+     * A plain semaphore's release wakes as many waiters as it freed permits (its message names them). A fair one's
+     * wakes every waiter: only the first in the queue in Redis may take permits, which this process's order of waiters
+     * does not know.
+     */
     @Override
     public WakeUp wakeUp() {
-        return WakeUp.ALL;
+        return this.fair ? WakeUp.ALL : WakeUp.PERMITS;
+    }
+
+    @Override
+    public int releaseWakes() {
+        return this.permitCount;
     }
 
     @Override

@@ -9,6 +9,9 @@ import dev.distlock.redis.script.LockType.WakeUp;
 /** The waiters of one channel in this process, in arrival order. */
 final class KeyWaiters {
 
+    /** The permits a release freed, when its message does not say. */
+    static final int UNKNOWN = -1;
+
     final String channel;
 
     final WakeUp wakeUp;
@@ -28,12 +31,21 @@ final class KeyWaiters {
         this.wakeUp = wakeUp;
     }
 
-    void signalReleased() {
+    /**
+     * A release: wakes one waiter, every waiter, or ({@link WakeUp#PERMITS}) as many as it freed permits, every
+     * waiter when that is {@link #UNKNOWN} (a message of a version that did not say).
+     */
+    void signalReleased(int permits) {
         if (this.wakeUp == WakeUp.ONE) {
             signalOne();
         }
-        else if (this.wakeUp == WakeUp.ALL) {
+        else if (this.wakeUp == WakeUp.ALL || (this.wakeUp == WakeUp.PERMITS && permits == UNKNOWN)) {
             signalEveryone();
+        }
+        else if (this.wakeUp == WakeUp.PERMITS) {
+            for (int i = 0; i < permits; i++) {
+                signalOne();
+            }
         }
     }
 
@@ -64,11 +76,22 @@ final class KeyWaiters {
         return true;
     }
 
+    /**
+     * Before each attempt: the waiter is queued for the next wake-up. A semaphore waiter woken by a release keeps its
+     * place at the front ({@link WakeUp#PERMITS}), so that a caller taking the freed permits first does not send the
+     * longest waiter to the back.
+     */
     public synchronized void arm(Waiter waiter) {
+        waiter.wokenAttempt = waiter.signalled;
         waiter.signalled = false;
         if (!waiter.queued) {
             waiter.queued = true;
-            this.queue.addLast(waiter);
+            if (waiter.wokenAttempt && this.wakeUp == WakeUp.PERMITS) {
+                this.queue.addFirst(waiter);
+            }
+            else {
+                this.queue.addLast(waiter);
+            }
         }
     }
 
@@ -100,19 +123,31 @@ final class KeyWaiters {
         }
     }
 
+    /**
+     * A waiter stops waiting. A wake-up it did not use belongs to the next waiter ({@link WakeUp#ONE},
+     * {@link WakeUp#PERMITS}). A semaphore waiter that took permits in an attempt a release woke it for also wakes
+     * the next: that release removed the semaphore's waiting mark, and the waiters it did not wake may rely on it for
+     * the next release's message; the next waiter takes permits too (and passes on), or is refused, which sets the
+     * mark again. A release of k permits thus wakes at most 2k waiters, never all, and loses no wake-up.
+     */
     void leave(Waiter waiter, boolean acquired) {
-        boolean passOn;
+        int passOn = 0;
         synchronized (this) {
             if (waiter.queued) {
                 this.queue.remove(waiter);
                 waiter.queued = false;
             }
-            passOn = waiter.signalled && !acquired && this.wakeUp == WakeUp.ONE;
+            if (this.wakeUp == WakeUp.ONE) {
+                passOn = (waiter.signalled && !acquired) ? 1 : 0;
+            }
+            else if (this.wakeUp == WakeUp.PERMITS) {
+                passOn = (waiter.signalled ? 1 : 0) + ((acquired && waiter.wokenAttempt) ? 1 : 0);
+            }
             if (--this.users == 0) {
                 this.idleSince = System.nanoTime();
             }
         }
-        if (passOn) {
+        for (int i = 0; i < passOn; i++) {
             signalOne(); // a wake-up this waiter did not use belongs to the next one
         }
     }

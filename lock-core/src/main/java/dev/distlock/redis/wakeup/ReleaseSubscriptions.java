@@ -13,7 +13,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import reactor.core.Disposable;
 
 import dev.distlock.internal.DaemonThreads;
-import dev.distlock.internal.DaemonThreads;
 import dev.distlock.redis.script.LockType.WakeUp;
 
 /**
@@ -127,9 +126,17 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
 
     /** Wakes local waiters for a lock this process released: one or all of them ({@link WakeUp#NAMED}: none). */
     public void signalLocal(String channel) {
+        signalLocal(channel, 1);
+    }
+
+    /**
+     * Wakes local waiters for a lock this process released: as {@link #signalLocal(String)}, or {@code permits} of
+     * them ({@link WakeUp#PERMITS}).
+     */
+    public void signalLocal(String channel, int permits) {
         KeyWaiters waiters = this.waitersByChannel.get(channel);
         if (waiters != null) {
-            waiters.signalReleased();
+            waiters.signalReleased(permits);
         }
     }
 
@@ -141,9 +148,23 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
         }
         if (waiters.wakeUp == WakeUp.NAMED) {
             waiters.signalNamed(message);
+            return;
         }
-        else if (!message.equals(this.ownMessage)) { // own releases were signalled locally
-            waiters.signalReleased();
+        // A semaphore's release says how many permits it freed after its sender: '<client id> <permits>'
+        int space = message.indexOf(' ');
+        String sender = (space < 0) ? message : message.substring(0, space);
+        if (!sender.equals(this.ownMessage)) { // own releases were signalled locally
+            waiters.signalReleased((space < 0) ? KeyWaiters.UNKNOWN : permitsFreed(message.substring(space + 1)));
+        }
+    }
+
+    /** The permits a release message names; {@link KeyWaiters#UNKNOWN} for anything else. */
+    private static int permitsFreed(String text) {
+        try {
+            return Math.max(1, Integer.parseInt(text));
+        }
+        catch (NumberFormatException ex) {
+            return KeyWaiters.UNKNOWN;
         }
     }
 

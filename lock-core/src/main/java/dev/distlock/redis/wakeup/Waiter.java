@@ -22,6 +22,9 @@ public final class Waiter {
 
     volatile boolean signalled;
 
+    /** Whether the current attempt follows a wake-up: it was signalled when armed. */
+    boolean wokenAttempt; // guarded by waiters
+
     boolean queued; // guarded by waiters
 
     private final ReleaseSubscriptions subscriptions;

@@ -31,24 +31,23 @@
 --#include restart-grace.lua (defines restartGraceLeft)
 --#include add-hold.lua (defines addHold)
 --#include fair-queue.lua (defines dropLapsed)
---#include sem-count.lua (defines countRefused, permitsInUse, keepUntil)
+--#include sem-count.lua (defines countRefused, countLive, keepUntil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(LEASE_MILLIS)
 local leaseEnd = string.format('%d', nowMillis + lease)
 local watched = WATCHDOG == '1'
 local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
-local refused = countRefused(KEYS[1], KEYS[2])
-if refused then
-  return refused
-end
-local count, layout = permitsInUse(KEYS[1], KEYS[2], nowMillis)
-if layout then
+local permitsState = redis.call('HMGET', KEYS[2], 'count', 'layout', 'waiting', OWNER_TOKEN)
+if permitsState[2] then
   --#include layout.lua (defines otherLayout)
-  return otherLayout(layout)
+  return otherLayout(permitsState[2])
 end
-local heldUntil = tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
-if heldUntil and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
+local count = tonumber(permitsState[1] or 0)
+-- A holder is counted in the permits (read above) while it is in the leases: only then can this be a retried call.
+local heldUntil = permitsState[4] and tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) or 0)
+local refused
+if heldUntil and heldUntil > nowMillis and redis.call('HEXISTS', KEYS[3], 'holds') == 1 then
   refused = refusedGrant and refusedGrant('HSETNX', KEYS[3], 'HINCRBY', KEYS[3], 'ZADD', KEYS[1], 'PTTL', KEYS[3],
     'PEXPIRE', KEYS[3], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2], 'HGET', KEYS[3])
   if refused then
@@ -66,6 +65,15 @@ if REENTRY == '1' then
   return 0
 end
 local limit, asked = tonumber(PERMIT_LIMIT), tonumber(PERMITS)
+local earliest -- the earliest live lease end, looked up only by a count that would refuse (see sem-count.lua), or
+-- when this token's own lease ran out (a retried call, too late): its old permits go before it is counted anew
+if count + asked > limit or heldUntil then
+  refused = countRefused(KEYS[1], KEYS[2])
+  if refused then
+    return refused
+  end
+  count, earliest = countLive(KEYS[1], KEYS[2], count, nowMillis)
+end
 local fair, placeLease = FAIR == '1', tonumber(PLACE_LEASE_MILLIS)
 local first
 if fair then
@@ -82,28 +90,46 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
     return -1099511627777 - graceLeft -- -1 - 2^40 - ms: refused by the restart grace (see acquire.lua)
   end
   -- A new grant: the token keeps increasing after the semaphore expired or was lost in a restart (see acquire.lua).
-  local fence = math.max(tonumber(redis.call('GET', KEYS[4]) or 0) + 1, now[1] * 1000000 + now[2])
-  -- A 'released' mark of this token stays as long as it would have (see read-acquire.lua).
-  local markedFor = (redis.call('HEXISTS', KEYS[3], 'released') == 1) and redis.call('PTTL', KEYS[3]) or 0
+  -- max(last token + 1, the clock in µs): the clock's, written with the last read back in one SET ... GET, and in
+  -- the rare case that the last is not below it (the same µs, or a clock behind after a failover) written again.
+  local fence = now[1] * 1000000 + now[2]
   -- The grant's writes, and a fair grant's message to the next waiter, are checked before the first of them.
-  refused = refusedGrant and refusedGrant('SET', KEYS[4], 'DEL', KEYS[3], 'HSET', KEYS[3], 'PEXPIRE', KEYS[3],
-    'ZADD', KEYS[1], 'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1], 'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
+  refused = refusedGrant and refusedGrant('SET', KEYS[4], 'HSET', KEYS[3], 'HEXISTS', KEYS[3], 'PTTL', KEYS[3],
+    'DEL', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1], 'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1],
+    'PTTL', KEYS[2], 'PEXPIRE', KEYS[2])
     or (fair and refusedGrant and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6],
       'ZCARD', KEYS[5], PUBLISH_COMMAND, CHANNEL))
   if refused then
     return refused
   end
-  redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS)
-  redis.call('DEL', KEYS[3])
-  redis.call('HSET', KEYS[3], 'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0,
-    HOLD_ID, holdLease)
-  if markedFor ~= 0 then
-    redis.call('HSET', KEYS[3], 'released', 1)
+  local last = tonumber(redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS, 'GET')
+    or 0)
+  if last >= fence then
+    fence = last + 1
+    redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS)
   end
-  redis.call('PEXPIRE', KEYS[3], math.max(lease, markedFor))
+  local holder = {'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0, HOLD_ID, holdLease}
+  -- A new token (every acquisition's) has no hash yet: its four fields are new, and so is its expiry. A 'released'
+  -- mark of this token (see read-acquire.lua) stays, as long as it would have; fields of an earlier grant of it go.
+  if redis.call('HSET', KEYS[3], unpack(holder)) < 4 then
+    local markedFor = (redis.call('HEXISTS', KEYS[3], 'released') == 1) and redis.call('PTTL', KEYS[3]) or 0
+    redis.call('DEL', KEYS[3])
+    redis.call('HSET', KEYS[3], unpack(holder))
+    if markedFor ~= 0 then
+      redis.call('HSET', KEYS[3], 'released', 1)
+    end
+    redis.call('PEXPIRE', KEYS[3], math.max(lease, markedFor))
+  elseif not redis.REDIS_VERSION_NUM or redis.call('PEXPIRE', KEYS[3], lease, 'NX') == 0 then
+    extendLease(KEYS[3], lease) -- before Redis 7, or a 'released' mark's expiry, never shortened
+  end
   redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   redis.call('HSET', KEYS[2], OWNER_TOKEN, asked, 'count', count + asked)
-  keepUntil(KEYS[1], KEYS[2], lease)
+  if count > 0 then
+    keepUntil(KEYS[1], KEYS[2], lease)
+  else -- the only holder counted: its lease is the latest (the leases key is new, a permits hash left over holds none)
+    redis.call('PEXPIRE', KEYS[1], lease)
+    redis.call('PEXPIRE', KEYS[2], lease)
+  end
   if fair then
     redis.call('ZREM', KEYS[5], OWNER_TOKEN)
     redis.call('ZREM', KEYS[6], OWNER_TOKEN)
@@ -119,8 +145,7 @@ if first and first ~= OWNER_TOKEN then
   -- another waiter comes first: try again when its place would lapse, or when a message wakes this waiter
   reply = -1 - math.max(0, tonumber(redis.call('ZSCORE', KEYS[6], first) or nowMillis) - nowMillis)
 else
-  local earliest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-  reply = -1 - math.max(0, tonumber(earliest or nowMillis) - nowMillis)
+  reply = -1 - math.max(0, (earliest or nowMillis) - nowMillis)
 end
 if fair and placeLease > 0 then
   refused = refusedGrant and refusedGrant('ZADD', KEYS[5], 'ZADD', KEYS[6], 'PTTL', KEYS[5], 'PEXPIRE', KEYS[5],
@@ -136,9 +161,10 @@ if fair and placeLease > 0 then
   extendLease(KEYS[5], placeLease)
   extendLease(KEYS[6], placeLease)
 end
--- The next release publishes (sem-release.lua). Checked with a fair place's writes; else the only write and the last
--- command, which needs no check (see acquire.lua).
-if WAITING == '1' and redis.call('EXISTS', KEYS[2]) == 1 then
+-- The next release publishes (sem-release.lua), unless it will already. Only on the permits hash there was ('count'):
+-- never one without an expiry. Checked with a fair place's writes; else the only write and the last command, which
+-- needs no check (see acquire.lua).
+if WAITING == '1' and permitsState[1] and not permitsState[3] then
   redis.call('HSET', KEYS[2], 'waiting', '1')
 end
 return reply

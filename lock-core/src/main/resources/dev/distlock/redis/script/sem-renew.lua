@@ -12,6 +12,7 @@ local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
+local kept = {} -- the semaphores whose leases and permits keys this batch extended already (to one end, now + lease)
 for i = 1, #KEYS / 3 do
   local leases, permits, holder, token = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[i + 1]
   local leaseEnd = tonumber(redis.call('ZSCORE', leases, token) or 0)
@@ -23,8 +24,11 @@ for i = 1, #KEYS / 3 do
       redis.call('ZADD', leases, string.format('%d', nowMillis + lease), token)
     end
     extendLease(holder, lease)
-    extendLease(leases, lease)
-    extendLease(permits, lease)
+    if not kept[leases] then
+      extendLease(leases, lease)
+      extendLease(permits, lease)
+      kept[leases] = true
+    end
     renewed[i] = 1
   else
     renewed[i] = 0

@@ -2,6 +2,7 @@ package dev.distlock.redis.script;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
@@ -11,6 +12,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisClients;
+import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
@@ -90,6 +92,18 @@ class SemaphoreScriptTest {
         assertThat(acquire("c", "1", 2, 1, "60000")).isPositive();
         assertThat(release("a", "1")).as("a's late release").isEqualTo(LockScripts.NOT_HELD);
         assertThat(count()).as("never below the holders' permits").isEqualTo("2");
+    }
+
+    @Test
+    void aGrantRetriedAfterItsOwnLeaseRanOutCountsItsPermitsOnce() {
+        assertThat(acquire("b", "1", 5, 1, "60000")).isPositive(); // keeps the semaphore's keys
+        assertThat(acquire("a", "1", 5, 2, "100")).isPositive();
+        Await.until(Duration.ofSeconds(5), () -> "0".equals(this.redis.call("EXISTS", "distlock:{sem}:sem:holder:a")),
+                "a's lease ran out (its hash expires with it)");
+        // within the limit even with the lapsed permits counted: nothing else would drop them first
+        assertThat(acquire("a", "1", 5, 2, "60000")).as("the late retry: a new grant").isPositive();
+        assertThat(count()).as("a's lapsed permits went before it was counted anew").isEqualTo("3");
+        assertThat(acquire("c", "1", 5, 2, "60000")).as("the last two permits").isPositive();
     }
 
     @Test
