@@ -53,13 +53,14 @@ final class LossReasons {
      * ACL refusal, say), which the reason quotes rather than calling Redis unreachable.
      */
     static String renewalsFailed(Hold hold, Throwable cause) {
+        String lease = hold.holdKey().mode().isSemaphore()
+                ? "The lease of the permits of semaphore " + KeyText.quote(hold.key())
+                : "The lease of lock " + KeyText.quote(hold.key());
         for (Throwable error = cause; error != null; error = error.getCause()) {
             if (error instanceof RedisCommandExecutionException) {
-                return "The lease of lock " + KeyText.quote(hold.key()) + " ran out while Redis refused to renew it: "
-                        + error.getMessage();
+                return lease + " ran out while Redis refused to renew it: " + error.getMessage();
             }
         }
-        return "The lease of lock " + KeyText.quote(hold.key())
-                + " ran out while Redis could not be reached to renew it";
+        return lease + " ran out while Redis could not be reached to renew it";
     }
 }

@@ -4,10 +4,12 @@
 -- The arguments (see ScriptArgument):
 -- ARGV[1]     LEASE_MILLIS
 -- ARGV[2...]  OWNER_TOKEN  the token of holder i is ARGV[i + 1]
--- Returns, per holder, 1 when renewed, 0 when its lease had run out or its entry was deleted, and 2 when it holds
--- but no open hold of it is renewed.
+-- Returns, per holder, 1 when renewed, 0 when its lease had run out or its entry was deleted (or one of its keys is
+-- of another type, overwritten behind its back; see wrong-type.lua), and 2 when it holds but no open hold of it is
+-- renewed.
 --#arguments
 --#include extend-lease.lua (defines extendLease)
+--#include wrong-type.lua (defines wrongTypeAsNil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
 local lease = tonumber(LEASE_MILLIS)
@@ -15,8 +17,8 @@ local renewed = {}
 local kept = {} -- the semaphores whose leases and permits keys this batch extended already (to one end, now + lease)
 for i = 1, #KEYS / 3 do
   local leases, permits, holder, token = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[i + 1]
-  local leaseEnd = tonumber(redis.call('ZSCORE', leases, token) or 0)
-  local state = redis.call('HMGET', holder, 'holds', 'watched')
+  local leaseEnd = tonumber(wrongTypeAsNil(redis.pcall('ZSCORE', leases, token)) or 0)
+  local state = wrongTypeAsNil(redis.pcall('HMGET', holder, 'holds', 'watched')) or {}
   if leaseEnd > nowMillis and state[1] and state[2] == '0' then
     renewed[i] = 2 -- holding, but no open hold is renewed (see renew.lua)
   elseif leaseEnd > nowMillis and state[1] then
