@@ -2,7 +2,10 @@ package dev.distlock.redis;
 
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -15,7 +18,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * and nowhere else): Lincheck's model checker cannot follow Lettuce's network I/O. It plugs in where the engine's
  * blocking script calls leave for Redis, the template's {@code execute(RedisScript, keys, args)} (ScriptSender runs
  * them there on a connection factory other than Lettuce's), and answers the exclusive lock's three scripts on the
- * caller's thread, as acquire.lua, release.lua and handoff.lua answer: the owner token that holds the lock, its open
+ * caller's thread (told apart by the arguments their first line names), as acquire.lua, release.lua and handoff.lua answer: the owner token that holds the lock, its open
  * hold ids, the fencing token. Every other call (the start-up probes, the instance record) fails as an unreachable
  * Redis does, which the engine tolerates. No lease expiry: Lincheck models {@code System.nanoTime()} as a constant.
  */
@@ -32,6 +35,9 @@ final class InMemoryLockRedis extends StringRedisTemplate {
     }
 
     private LockHash lock = new LockHash();
+
+    /** Each script's argument line, read at its first call (the test's warm-up, outside the model checker). */
+    private final Map<RedisScript<?>, String[][]> argumentLines = new IdentityHashMap<>();
 
     /** Script calls answered, by kind, for the check's own sanity. */
     int acquires;
@@ -74,17 +80,53 @@ final class InMemoryLockRedis extends StringRedisTemplate {
     @Override
     @SuppressWarnings("unchecked")
     public synchronized <T> T execute(RedisScript<T> script, List<String> keys, Object... args) {
-        Long reply = switch (args.length) { // the scripts' arities: see LockScripts' layouts
-            case 7 -> acquire(arg(args, 1), arg(args, 2), "1".equals(arg(args, 5)));
-            case 10 -> release(arg(args, 1), arg(args, 2));
-            case 9 -> handOff(arg(args, 1), arg(args, 2), arg(args, 4), arg(args, 5));
-            default -> throw new IllegalStateException("The stand-in does not run " + script.getSha1());
-        };
+        Map<String, String> named = arguments(this.argumentLines.computeIfAbsent(script,
+                sent -> argumentLine(sent.getScriptAsString())), args);
+        String owner = named.get("OWNER_TOKEN");
+        String holdId = named.get("HOLD_ID");
+        Long reply;
+        if (named.containsKey("NEW_OWNER_TOKEN")) {
+            reply = handOff(owner, holdId, named.get("NEW_OWNER_TOKEN"), named.get("NEW_HOLD_ID"));
+        }
+        else if (named.containsKey("WAITING")) {
+            reply = acquire(owner, holdId, "1".equals(named.get("REENTRY")));
+        }
+        else if (named.containsKey("FENCING_TOKEN") && keys.size() == 2) {
+            reply = release(owner, holdId);
+        }
+        else {
+            throw new IllegalStateException("The stand-in does not run " + script.getSha1() + " on " + keys);
+        }
         return (T) reply;
     }
 
-    private static String arg(Object[] args, int position) {
-        return (String) args[position - 1];
+    /**
+     * The line ScriptLayout writes at the top of each script, naming its arguments: {@code local OWNER_TOKEN, HOLD_ID =
+     * ARGV[1], ARGV[2]} (a value written into the text stands as {@code '0'}), as names, then values.
+     */
+    private static String[][] argumentLine(String text) {
+        int start = text.indexOf("\nlocal ") + 1;
+        while (start > 0) {
+            String line = text.substring(start, text.indexOf('\n', start));
+            int equals = line.indexOf(" = ");
+            if (equals > 0 && line.contains("ARGV[")) {
+                return new String[][] { line.substring(6, equals).split(", "), line.substring(equals + 3).split(", ") };
+            }
+            start = text.indexOf("\nlocal ", start) + 1;
+        }
+        return new String[][] { {}, {} };
+    }
+
+    /** A call's arguments by name. */
+    private static Map<String, String> arguments(String[][] line, Object[] args) {
+        Map<String, String> named = new HashMap<>();
+        for (int i = 0; i < line[0].length; i++) {
+            String value = line[1][i].trim();
+            named.put(line[0][i].trim(), value.startsWith("ARGV[")
+                    ? (String) args[Integer.parseInt(value.substring(5, value.length() - 1)) - 1]
+                    : value.substring(1, value.length() - 1));
+        }
+        return named;
     }
 
     /** acquire.lua: the fencing token, 0 for a re-entry whose hold is gone, -1 - (ms left) when another holds. */
