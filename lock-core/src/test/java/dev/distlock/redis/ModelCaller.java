@@ -1,0 +1,151 @@
+package dev.distlock.redis;
+
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.distlock.LockOptions;
+import dev.distlock.redis.lease.Hold;
+
+/**
+ * One waiting call for {@link LocalQueueModelCheckTest}, driven as a callback caller drives its {@link WaitingCall}
+ * (the engine's AsyncAcquisition does the same with futures and the service's timer): every wake-up (its turn, a
+ * hand-off, a release) is told by the call's {@code onWake}, and between steps the call waits only for such a
+ * wake-up, counted before each step so that none is lost, with no timer: a wake-up the engine fails to give leaves it
+ * spinning, which the model checker reports. Attempts run on the calling thread (Acquisition's grant), against the
+ * stand-in Redis.
+ */
+final class ModelCaller extends LockRequest {
+
+    /** Wake-ups told so far. */
+    private final AtomicInteger wakes = new AtomicInteger();
+
+    /** Set by {@link #cancel()}: the call withdraws at its next step, as a cancelled future does. */
+    private volatile boolean cancelled;
+
+    ModelCaller(LockEngine engine, String key, Object owner) {
+        super(engine, key, LockOptions.defaults().withOwner(owner).withLeaseTime(Duration.ofSeconds(30)),
+                key, true, owner);
+    }
+
+    /** Withdraws the call, as completing its future from outside does: it is woken to end its wait. */
+    void cancel() {
+        this.cancelled = true;
+        this.wakes.incrementAndGet();
+    }
+
+    /** The lock, or null when the call was cancelled first. */
+    @Nullable RedisLockHandle run() {
+        LocalQueue queue = this.engine.queues.enter(this.key);
+        try {
+            if (!queue.busy() || ownerHoldOpen()) {
+                RedisLockHandle handle = attempt();
+                if (handle != null) {
+                    return handle;
+                }
+            }
+            return waitFor(queue);
+        }
+        finally {
+            this.engine.queues.exit(queue);
+        }
+    }
+
+    private @Nullable RedisLockHandle waitFor(LocalQueue queue) {
+        WaitingCall call = new WaitingCall(this, queue, System.nanoTime(), TimeUnit.SECONDS.toNanos(10),
+                this.wakes::incrementAndGet);
+        boolean acquired = false;
+        try {
+            int seen = this.wakes.get();
+            WaitingCall.Step step = call.next();
+            while (true) {
+                switch (step) {
+                    case HANDED -> {
+                        acquired = true;
+                        return call.handedOff();
+                    }
+                    case TIMED_OUT -> throw new AssertionError("the wait ended, with time standing still");
+                    case ATTEMPT -> {
+                        RedisLockHandle handle = call.attempt(this::attempt);
+                        if (handle != null) {
+                            acquired = true;
+                            return handle;
+                        }
+                        seen = this.wakes.get();
+                        step = call.refused();
+                        continue;
+                    }
+                    default -> { // CLAIMED, BEHIND, PAUSE: until woken
+                    }
+                }
+                while (this.wakes.get() == seen) {
+                    Thread.onSpinWait();
+                }
+                if (this.cancelled) {
+                    return withdraw(call);
+                }
+                seen = this.wakes.get();
+                step = call.next();
+            }
+        }
+        finally {
+            if (!this.cancelled) {
+                call.end(acquired);
+            }
+        }
+    }
+
+    /**
+     * Ends a cancelled wait as AsyncAcquisition ends it: at each wake-up until no hand-off to the call is under way
+     * (the outcome wakes it), releasing a lock handed over meanwhile, which nobody will use.
+     */
+    private @Nullable RedisLockHandle withdraw(WaitingCall call) {
+        while (true) {
+            int seen = this.wakes.get();
+            RedisLockHandle late = call.end(false);
+            if (late != null) {
+                late.release();
+            }
+            if (!handOffUnderWay(call)) {
+                return null;
+            }
+            while (this.wakes.get() == seen) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Whether a hand-off to the call is under way: its turn, which WaitingCall keeps to itself, is claimed. */
+    private static boolean handOffUnderWay(WaitingCall call) {
+        try {
+            Field turn = WaitingCall.class.getDeclaredField("turn");
+            turn.setAccessible(true);
+            QueueTurn current = (QueueTurn) turn.get(call);
+            return current != null && current.claimed();
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new AssertionError(ex);
+        }
+    }
+
+    /** Acquisition's attempt: re-enters the owner's open hold, else asks for a new one. */
+    private @Nullable RedisLockHandle attempt() {
+        Hold current = reentryTarget();
+        if (current != null) {
+            RedisLockHandle handle = grant(current, true);
+            if (handle != null) {
+                return handle;
+            }
+            reentryRefused(current);
+        }
+        return grant(freshHold(), false);
+    }
+
+    private @Nullable RedisLockHandle grant(Hold hold, boolean reentrant) {
+        Grant grant = startGrant(hold, reentrant);
+        return grant.replied(grant.call().run());
+    }
+}
