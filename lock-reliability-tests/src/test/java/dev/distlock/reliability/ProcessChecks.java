@@ -67,9 +67,10 @@ final class ProcessChecks {
                 violations.add(hold.name() + ": its fenced write at " + this.time.apply(hold.writeAt)
                         + " was refused while it held the lock");
             }
-            if ("ok".equals(hold.outcome) && hold.lost == null && lostSilently(hold)) {
+            String gone = "ok".equals(hold.outcome) && hold.lost == null ? lostSilently(hold) : null;
+            if (gone != null) {
                 violations.add(hold.name() + ": released clean at " + this.time.apply(hold.releaseSent)
-                        + " although its lease was gone (a lease lost silently)");
+                        + " although its lease was gone (a lease lost silently: " + gone + ")");
             }
         }
         violations.addAll(restartGrace());
@@ -104,15 +105,20 @@ final class ProcessChecks {
         return spans;
     }
 
-    /** Released after a restart-empty that it was granted before, or after its fixed lease ran out in Redis. */
-    private boolean lostSilently(Hold hold) {
+    /** Why the lease was gone when the release was sent: a restart-empty after the grant, or a fixed lease ran out. */
+    private String lostSilently(Hold hold) {
         for (Fault fault : this.history.faults) {
             if (fault.kind().equals("redis-restart") && hold.granted < fault.from() && hold.releaseSent > fault.from()) {
-                return true;
+                return "granted at " + this.time.apply(hold.granted) + ", before Redis was killed at "
+                        + this.time.apply(fault.from()) + " and restarted empty";
             }
         }
         // the lease ran out in Redis no later than the grant's reply plus the lease
-        return hold.leaseMillis > 0 && hold.releaseSent > hold.granted + hold.leaseMillis * 1_000_000 + TWENTY_MS;
+        if (hold.leaseMillis > 0 && hold.releaseSent > hold.granted + hold.leaseMillis * 1_000_000 + TWENTY_MS) {
+            return "its fixed lease of " + hold.leaseMillis + " ms granted at " + this.time.apply(hold.granted)
+                    + " had run out";
+        }
+        return null;
     }
 
     private static final long TWENTY_MS = 20_000_000;

@@ -30,7 +30,8 @@ import dev.distlock.redis.RedisLockService;
  * E handle endNanos held deadlineNanos  the section ends (held: isHeld() then)
  * R handle sentNanos doneNanos outcome  the release (ok, or the exception's simple name)
  * </pre>
- * Arguments: lock port, resource port, client name, seed, t0 nanos, end nanos, restart grace ms, schedule file or -.
+ * Arguments: lock port, resource port, client name ({@code probe}: take every key once, after a run), seed, t0 nanos,
+ * end nanos, restart grace ms, schedule file or -.
  */
 public final class ProcessClientMain {
 
@@ -57,6 +58,10 @@ public final class ProcessClientMain {
         try (Clients clients = new Clients()) {
             RedisLockService locks = clients.service(lockPort, COMMAND_TIMEOUT,
                     b -> b.watchdogLease(WATCHDOG_LEASE).restartGrace(grace));
+            if (client.equals("probe")) {
+                probe(locks);
+                System.exit(0);
+            }
             ProcessOps ops = new ProcessOps(locks, clients.template(resourcePort, Duration.ofSeconds(2)),
                     ProcessClientMain::say, ProcessClientMain::track);
             Thread reporter = new Thread(ProcessClientMain::reportDeadlines, "deadlines");
@@ -81,6 +86,19 @@ public final class ProcessClientMain {
             System.exit(2);
         }
         System.exit(0);
+    }
+
+    /** After a run: takes every key, and every permit of the semaphore, reporting {@code P key ok|exception}. */
+    private static void probe(RedisLockService locks) {
+        for (String key : ProcessOps.KEYS) {
+            LockOptions options = options(key, ProcessOps.LIMIT, Duration.ofSeconds(15), 5000);
+            try (LockHandle handle = locks.acquire(key, options)) {
+                say("P " + key + " ok");
+            }
+            catch (RuntimeException ex) {
+                say("P " + key + " " + ex.toString().replace('\n', ' '));
+            }
+        }
     }
 
     /** Registers a held handle for the deadline reports (null handle: released), returns its id. */

@@ -23,11 +23,20 @@ final class ProcessFaults {
 
     /** The faults a seed draws for a run of {@code millis} ms of client time with {@code clients} clients. */
     static List<Fault> draw(long seed, long millis, int clients) {
+        return draw(seed, millis, clients, KINDS);
+    }
+
+    /** The same, drawing only the given kinds ({@code explorer.process.faults}). */
+    static List<Fault> draw(long seed, long millis, int clients, List<String> kinds) {
+        if (!KINDS.containsAll(kinds) || kinds.isEmpty()) {
+            throw new IllegalArgumentException("explorer.process.faults: a comma-separated subset of " + KINDS
+                    + ", but was " + kinds);
+        }
         Random random = new Random(seed ^ 0x5DEECE66DL * 31);
         List<Fault> faults = new ArrayList<>();
         long at = 1000 + random.nextInt(2000);
         while (at < millis - 1500) {
-            String kind = KINDS.get(random.nextInt(KINDS.size()));
+            String kind = kinds.get(random.nextInt(kinds.size()));
             int target = random.nextInt(clients);
             long a = switch (kind) {
                 case "kill" -> 300 + random.nextInt(1200);

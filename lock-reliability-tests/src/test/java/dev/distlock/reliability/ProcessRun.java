@@ -12,9 +12,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.distlock.LockHandle;
-import dev.distlock.LockOptions;
-import dev.distlock.redis.RedisLockService;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisServers;
 
@@ -65,8 +62,13 @@ final class ProcessRun implements ProcessFaults.Target {
 
     /** The schedule a seed draws: its faults; its operations are drawn by the children and recorded as they go. */
     static ExplorerSchedule seeded(long seed, int seconds) {
+        return seeded(seed, seconds, ProcessFaults.KINDS);
+    }
+
+    /** The same with only these kinds of faults. */
+    static ExplorerSchedule seeded(long seed, int seconds, List<String> kinds) {
         return new ExplorerSchedule(seed, seconds, "process", false, false,
-                new ArrayList<>(ProcessFaults.draw(seed, seconds * 1000L, CLIENTS)));
+                new ArrayList<>(ProcessFaults.draw(seed, seconds * 1000L, CLIENTS, kinds)));
     }
 
     private static String replaceCore(String coreClasses) {
@@ -95,7 +97,7 @@ final class ProcessRun implements ProcessFaults.Target {
         long millis = replay() ? lastItem + 3000 : this.schedule.seconds() * 1000L;
         List<String> violations = new ArrayList<>();
         int ran;
-        try (RedisServers servers = RedisServers.create(); Clients parent = new Clients()) {
+        try (RedisServers servers = RedisServers.create()) {
             this.redis = servers.start();
             this.resourcePort = servers.start().port();
             this.redis.call("SET", "distlock:restart-grace", "1"); // a fresh server, no grace (docs/safety-restarts)
@@ -114,7 +116,7 @@ final class ProcessRun implements ProcessFaults.Target {
                     violations.add("a client process still busy 20 s after the run's end: " + ex.getMessage());
                 }
             }
-            violations.addAll(probe(parent));
+            violations.addAll(probe());
         }
         finally {
             for (ChildJvm child : this.processes.values()) {
@@ -130,6 +132,9 @@ final class ProcessRun implements ProcessFaults.Target {
                 .forEach(l -> violations.add(name + " died: " + l));
         });
         this.faults.forEach(history::addFault);
+        if (!violations.isEmpty() || !new ProcessChecks(history, GRACE.toNanos(), this::time).violations().isEmpty()) {
+            saveOutputs();
+        }
         ProcessChecks checks = new ProcessChecks(history, GRACE.toNanos(), this::time);
         violations.addAll(0, checks.violations());
         items.sort(Comparator.comparingLong(ExplorerSchedule.Item::atMillis));
@@ -140,19 +145,34 @@ final class ProcessRun implements ProcessFaults.Target {
                 history.refusals.size(), byKind, ran, checks.checks(), Duration.ofNanos(System.nanoTime() - startedAt));
     }
 
-    /** Every key can be taken again, and every permit of the semaphore, once the run is over. */
-    private List<String> probe(Clients parent) {
+    /** Every child's report lines, and the faults, for a failed run (its directory's {@code process-<seed>-*.txt}). */
+    private void saveOutputs() throws java.io.IOException {
+        for (Map.Entry<String, ChildJvm> child : this.processes.entrySet()) {
+            Files.write(this.dir.resolve("process-" + this.schedule.seed() + "-" + child.getKey() + ".txt"),
+                    child.getValue().output());
+        }
+        Files.write(this.dir.resolve("process-" + this.schedule.seed() + "-faults.txt"),
+                this.faults.stream().map(f -> f.kind() + " " + f.target() + " " + time(f.from()) + " " + time(f.to()))
+                    .toList());
+    }
+
+    /**
+     * Every key can be taken again, and every permit of the semaphore, once the run is over: by a process of the
+     * children's build (another build may write another layout).
+     */
+    private List<String> probe() throws Exception {
         List<String> violations = new ArrayList<>();
-        RedisLockService locks = parent.service(this.redis.port(), Duration.ofSeconds(2),
-                b -> b.restartGrace(GRACE));
-        for (String key : ProcessOps.KEYS) {
-            LockOptions options = ProcessClientMain.options(key, ProcessOps.LIMIT, Duration.ofSeconds(15), 5000);
-            try (LockHandle handle = locks.acquire(key, options)) {
-                handle.fencingToken();
-            }
-            catch (RuntimeException ex) {
-                violations.add(key + " could not be taken (all of it) 15 s after the run: " + ex
-                        + " (after every handle was released)");
+        try (ChildJvm probe = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
+                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "probe", "0", "0", "0",
+                Long.toString(GRACE.toMillis()), "-")) {
+            probe.awaitExit(Duration.ofSeconds(90));
+            for (String key : ProcessOps.KEYS) {
+                String line = probe.output().stream().filter(l -> l.startsWith("P " + key + " ")).findFirst()
+                    .orElse("P " + key + " no answer: " + probe.output());
+                if (!line.endsWith(" ok")) {
+                    violations.add(key + " could not be taken (all of it) 15 s after the run: "
+                            + line.substring(3 + key.length()) + " (after every handle was released)");
+                }
             }
         }
         return violations;

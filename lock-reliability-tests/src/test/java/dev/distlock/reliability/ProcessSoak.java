@@ -15,6 +15,7 @@ import java.util.TreeMap;
  * {@link ExplorerShrinker#ddmin} over its recorded schedule). Properties: {@code explorer.process.minutes} or
  * {@code explorer.process.seeds}, {@code explorer.process.seconds} (20), {@code explorer.process.schedule} (a file to
  * replay), {@code explorer.process.core} (another build's lock-core classes for the children),
+ * {@code explorer.process.faults} (a comma-separated subset of kill, stop, redis-restart, redis-pause),
  * {@code explorer.process.shrink} (minutes per failed seed, 0), {@code explorer.process.shrinkTries} (3),
  * {@code explorer.stopOnFailure}.
  */
@@ -26,6 +27,9 @@ final class ProcessSoak {
             + "-Dsurefire.failIfNoSpecifiedTests=false -Dexcluded.test.groups=none";
 
     private final String core = System.getProperty("explorer.process.core");
+
+    private final List<String> kinds = List.of(System.getProperty("explorer.process.faults",
+            String.join(",", ProcessFaults.KINDS)).split(","));
 
     private int seeds;
 
@@ -52,12 +56,13 @@ final class ProcessSoak {
         }
         else if (seedList != null) {
             for (String seed : seedList.split(",")) {
-                runs.add(ProcessRun.seeded(Long.parseLong(seed.trim()), seconds));
+                runs.add(ProcessRun.seeded(Long.parseLong(seed.trim()), seconds, this.kinds));
             }
         }
         Random seedsDrawn = new Random();
         while (!runs.isEmpty() || minutes > 0 && System.nanoTime() - start < minutes * 60e9) {
-            ExplorerSchedule next = runs.isEmpty() ? ProcessRun.seeded(seedsDrawn.nextLong(), seconds) : runs.remove(0);
+            ExplorerSchedule next = runs.isEmpty() ? ProcessRun.seeded(seedsDrawn.nextLong(), seconds, this.kinds)
+                    : runs.remove(0);
             ProcessResult result = run(next);
             System.out.println(report(result, Duration.ofNanos(System.nanoTime() - start)));
             if (result.failed()) {
