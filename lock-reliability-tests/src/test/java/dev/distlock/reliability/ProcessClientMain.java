@@ -30,8 +30,9 @@ import dev.distlock.redis.RedisLockService;
  * E handle endNanos held deadlineNanos  the section ends (held: isHeld() then)
  * R handle sentNanos doneNanos outcome  the release (ok, or the exception's simple name)
  * </pre>
- * Arguments: lock port, resource port, client name ({@code probe}: take every key once, after a run), seed, t0 nanos,
- * end nanos, restart grace ms, schedule file or -.
+ * Arguments: lock port, resource port, client name ({@code probe}: take every key once, after a run), seed, the clock
+ * file (the run's start and end in nanos, written by the parent once every first client is ready; the child says
+ * {@code READY} and waits for it), restart grace ms, schedule file or -.
  */
 public final class ProcessClientMain {
 
@@ -51,8 +52,8 @@ public final class ProcessClientMain {
         int resourcePort = Integer.parseInt(args[1]);
         String client = args[2];
         long seed = Long.parseLong(args[3]);
-        long t0 = Long.parseLong(args[4]);
-        long end = Long.parseLong(args[5]);
+        Path clock = Path.of(args[4]);
+        String unused = args[5];
         Duration grace = Duration.ofMillis(Long.parseLong(args[6]));
         List<String> schedule = args[7].equals("-") ? null : Files.readAllLines(Path.of(args[7]));
         try (Clients clients = new Clients()) {
@@ -67,6 +68,14 @@ public final class ProcessClientMain {
             Thread reporter = new Thread(ProcessClientMain::reportDeadlines, "deadlines");
             reporter.setDaemon(true);
             reporter.start();
+            say("READY");
+            long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (!Files.exists(clock) && System.nanoTime() - giveUp < 0) {
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
+            String[] times = Files.readString(clock).trim().split(" ");
+            long t0 = Long.parseLong(times[0]);
+            long end = Long.parseLong(times[1]);
             List<Thread> workers = new ArrayList<>();
             for (int w = 0; w < ProcessOps.WORKERS; w++) {
                 int worker = w;
@@ -75,7 +84,6 @@ public final class ProcessClientMain {
                 thread.start();
                 workers.add(thread);
             }
-            say("READY");
             for (Thread worker : workers) {
                 worker.join();
             }

@@ -101,11 +101,19 @@ final class ProcessRun implements ProcessFaults.Target {
             this.redis = servers.start();
             this.resourcePort = servers.start().port();
             this.redis.call("SET", "distlock:restart-grace", "1"); // a fresh server, no grace (docs/safety-restarts)
-            this.t0 = System.nanoTime() + 2_500_000_000L; // time for the JVMs to start
-            this.end = this.t0 + millis * 1_000_000;
+            Path clock = this.dir.resolve("clock-" + this.schedule.seed() + ".txt");
+            Files.deleteIfExists(clock);
             for (int i = 0; i < CLIENTS; i++) {
                 restartClient(i);
             }
+            for (int i = 0; i < CLIENTS; i++) {
+                this.clients[i].awaitLine("READY", Duration.ofSeconds(90));
+            }
+            this.t0 = System.nanoTime() + 100_000_000L;
+            this.end = this.t0 + millis * 1_000_000;
+            Path written = this.dir.resolve("clock-" + this.schedule.seed() + ".tmp");
+            Files.writeString(written, this.t0 + " " + this.end);
+            Files.move(written, clock, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             ran = ProcessFaults.perform(scheduled, this.t0, this.end, this);
             ProcessFaults.sleepUntil(this.end);
             for (ChildJvm child : this.processes.values()) {
@@ -128,6 +136,10 @@ final class ProcessRun implements ProcessFaults.Target {
         this.processes.forEach((name, child) -> {
             history.addProcess(name, child.output());
             items.addAll(opsOf(name.substring(0, name.indexOf('g')), child.output()));
+            boolean killed = this.faults.stream().anyMatch(f -> f.kind().equals("kill") && f.target().equals(name));
+            if (!killed && !child.output().contains("READY")) {
+                violations.add(name + " died before it was ready: " + child.output());
+            }
             child.output().stream().filter(l -> l.startsWith("ERROR") || l.startsWith("Exception"))
                 .forEach(l -> violations.add(name + " died: " + l));
         });
@@ -163,7 +175,7 @@ final class ProcessRun implements ProcessFaults.Target {
     private List<String> probe() throws Exception {
         List<String> violations = new ArrayList<>();
         try (ChildJvm probe = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
-                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "probe", "0", "0", "0",
+                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "probe", "0", "-", "-",
                 Long.toString(GRACE.toMillis()), "-")) {
             probe.awaitExit(Duration.ofSeconds(90));
             for (String key : ProcessOps.KEYS) {
@@ -213,7 +225,8 @@ final class ProcessRun implements ProcessFaults.Target {
         Path ops = this.dir.resolve("ops-" + this.schedule.seed() + ".txt");
         ChildJvm child = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
                 Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "s" + index,
-                Long.toString(seed), Long.toString(this.t0), Long.toString(this.end), Long.toString(GRACE.toMillis()),
+                Long.toString(seed), this.dir.resolve("clock-" + this.schedule.seed() + ".txt").toAbsolutePath().toString(),
+                "-", Long.toString(GRACE.toMillis()),
                 replay() ? ops.toString() : "-");
         this.clients[index] = child;
         this.processes.put(name(index), child);
