@@ -108,7 +108,8 @@ final class ProcessChecks {
     /** Why the lease was gone when the release was sent: a restart-empty after the grant, or a fixed lease ran out. */
     private String lostSilently(Hold hold) {
         for (Fault fault : this.history.faults) {
-            if (fault.kind().equals("redis-restart") && hold.granted < fault.from() && hold.releaseSent > fault.from()) {
+            boolean restarted = fault.kind().equals("redis-restart");
+            if (restarted && hold.granted < fault.from() && hold.releaseSent > fault.from()) {
                 return "granted at " + this.time.apply(hold.granted) + ", before Redis was killed at "
                         + this.time.apply(fault.from()) + " and restarted empty";
             }

@@ -53,9 +53,8 @@ public final class ProcessClientMain {
         String client = args[2];
         long seed = Long.parseLong(args[3]);
         Path clock = Path.of(args[4]);
-        String unused = args[5];
-        Duration grace = Duration.ofMillis(Long.parseLong(args[6]));
-        List<String> schedule = args[7].equals("-") ? null : Files.readAllLines(Path.of(args[7]));
+        Duration grace = Duration.ofMillis(Long.parseLong(args[5]));
+        List<String> schedule = args[6].equals("-") ? null : Files.readAllLines(Path.of(args[6]));
         try (Clients clients = new Clients()) {
             RedisLockService locks = clients.service(lockPort, COMMAND_TIMEOUT,
                     b -> b.watchdogLease(WATCHDOG_LEASE).restartGrace(grace));

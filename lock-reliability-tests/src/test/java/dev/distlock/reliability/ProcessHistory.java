@@ -97,7 +97,8 @@ final class ProcessHistory {
                     }
                     case "N" -> this.refusals.add(new Refusal(process, f[1], Integer.parseInt(f[2]),
                             Long.parseLong(f[3]), Long.parseLong(f[4]), f[5]));
-                    case "D" -> hold(mine, f[1]).deadlines.add(new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]) });
+                    case "D" -> hold(mine, f[1]).deadlines
+                        .add(new long[] { Long.parseLong(f[2]), Long.parseLong(f[3]) });
                     case "L" -> hold(mine, f[1]).lost = Long.parseLong(f[2]);
                     case "A" -> {
                         Hold hold = hold(mine, f[1]);

@@ -152,8 +152,9 @@ final class ProcessRun implements ProcessFaults.Target {
         items.sort(Comparator.comparingLong(ExplorerSchedule.Item::atMillis));
         Map<String, Integer> byKind = new TreeMap<>();
         this.faults.forEach(f -> byKind.merge(f.kind(), 1, Integer::sum));
-        return new ProcessResult(this.schedule.seed(), violations, new ExplorerSchedule(this.schedule.seed(), this.schedule.seconds(), REPLAY, false, false, items),
-                history.holds.size(),
+        ExplorerSchedule performed = new ExplorerSchedule(this.schedule.seed(), this.schedule.seconds(), REPLAY, false,
+                false, items);
+        return new ProcessResult(this.schedule.seed(), violations, performed, history.holds.size(),
                 history.refusals.size(), byKind, ran, checks.checks(), Duration.ofNanos(System.nanoTime() - startedAt));
     }
 
@@ -175,7 +176,7 @@ final class ProcessRun implements ProcessFaults.Target {
     private List<String> probe() throws Exception {
         List<String> violations = new ArrayList<>();
         try (ChildJvm probe = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
-                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "probe", "0", "-", "-",
+                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "probe", "0", "-",
                 Long.toString(GRACE.toMillis()), "-")) {
             probe.awaitExit(Duration.ofSeconds(90));
             for (String key : ProcessOps.KEYS) {
@@ -225,8 +226,8 @@ final class ProcessRun implements ProcessFaults.Target {
         Path ops = this.dir.resolve("ops-" + this.schedule.seed() + ".txt");
         ChildJvm child = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
                 Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "s" + index,
-                Long.toString(seed), this.dir.resolve("clock-" + this.schedule.seed() + ".txt").toAbsolutePath().toString(),
-                "-", Long.toString(GRACE.toMillis()),
+                Long.toString(seed), this.dir.resolve("clock-" + this.schedule.seed() + ".txt").toAbsolutePath()
+                    .toString(), Long.toString(GRACE.toMillis()),
                 replay() ? ops.toString() : "-");
         this.clients[index] = child;
         this.processes.put(name(index), child);
