@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
  */
 class ExplorerProcessTest {
 
-    /** 10 s of client time; its faults: kill -9 at 1.0 s, Redis restarted empty at 3.2 s, a stop of 3.3 s at 7.5 s. */
-    private static final long SEED = 108;
+    /** 10 s of client time; its faults: kill -9 at 1.1 s, Redis restarted empty at 4.5 s, a stop of 3.2 s at 6.3 s. */
+    private static final long SEED = 51;
 
     @Test
     void aShortSeedOfKilledAndStoppedClientsAndAnEmptyRestartKeepsEveryInvariant() throws Exception {

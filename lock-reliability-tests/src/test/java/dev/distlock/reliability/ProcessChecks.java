@@ -22,8 +22,11 @@ final class ProcessChecks {
     /** A free key (or enough free permits) with a caller waiting this long, in a calm stretch, is a lost wake-up. */
     static final long WAKE_UP_NANOS = 2_500_000_000L;
 
-    /** How long a fault keeps a stretch from counting as calm after it ends: a killed waiter's queue place, 6 s. */
-    static final long CALM_AFTER_NANOS = 7_000_000_000L;
+    /** How long a fault keeps a stretch from counting as calm after it ends. */
+    static final long CALM_AFTER_NANOS = 2_000_000_000L;
+
+    /** The same for the fair key after a client was killed or stopped: its waiters' queue places last 6 s. */
+    static final long FAIR_CALM_AFTER_NANOS = 7_000_000_000L;
 
     private final ProcessHistory history;
 
@@ -33,6 +36,8 @@ final class ProcessChecks {
 
     private int checks;
 
+    private int wakeUpsJudged;
+
     ProcessChecks(ProcessHistory history, long graceNanos, LongFunction<String> time) {
         this.history = history;
         this.graceNanos = graceNanos;
@@ -41,6 +46,11 @@ final class ProcessChecks {
 
     int checks() {
         return this.checks;
+    }
+
+    /** How many calls that waited 2.5 s or more (granted or not) did so, at least in part, in a calm stretch. */
+    int wakeUpsJudged() {
+        return this.wakeUpsJudged;
     }
 
     List<String> violations() {
@@ -144,36 +154,61 @@ final class ProcessChecks {
         return violations;
     }
 
-    /** A call that waited in vain while its key (its permits) was free for {@link #WAKE_UP_NANOS} in a calm stretch. */
+    /**
+     * A call that waited while its key (its permits) was free for {@link #WAKE_UP_NANOS} in a calm stretch: one that
+     * timed out, or one granted only after such a stretch (woken late).
+     */
     private List<String> wakeUps() {
         List<String> violations = new ArrayList<>();
         for (Refusal refusal : this.history.refusals) {
-            if (!refusal.reason().equals("LockTimeoutException") || refusal.ended() - refusal.asked() < WAKE_UP_NANOS) {
-                continue;
+            if (refusal.reason().equals("LockTimeoutException")) {
+                wakeUp(refusal.process(), refusal.key(), refusal.permits(), refusal.asked(), refusal.ended(), null,
+                        "waited in vain", violations);
             }
-            this.checks++;
-            int allowed = refusal.key().equals(ProcessOps.SEMAPHORE) ? ProcessOps.LIMIT - refusal.permits() : 0;
-            long freeFrom = refusal.asked();
-            for (long t = refusal.asked(); t <= refusal.ended(); t += 10_000_000) {
-                if (!calm(t) || busyPermits(refusal.key(), t) > allowed) {
-                    freeFrom = t + 10_000_000;
-                }
-                else if (t - freeFrom >= WAKE_UP_NANOS) {
-                    violations.add(refusal.process() + " waited in vain for " + refusal.key() + " (" + refusal.permits()
-                            + " permits) from " + this.time.apply(refusal.asked()) + " to "
-                            + this.time.apply(refusal.ended()) + " although its permits were free and no fault was "
-                            + "active from " + this.time.apply(freeFrom) + " (without the waiter being woken)");
-                    break;
-                }
-            }
+        }
+        for (Hold hold : this.history.holds) {
+            wakeUp(hold.process, hold.key, hold.permits, hold.asked, hold.granted, hold, "was granted late",
+                    violations);
         }
         return violations;
     }
 
-    private boolean calm(long t) {
+    private void wakeUp(String process, String key, int permits, long asked, long ended, Hold self, String what,
+            List<String> violations) {
+        if (ended - asked < WAKE_UP_NANOS) {
+            return;
+        }
+        this.checks++;
+        boolean judged = false;
+        int allowed = key.equals(ProcessOps.SEMAPHORE) ? ProcessOps.LIMIT - permits : 0;
+        long freeFrom = asked;
+        for (long t = asked; t <= ended; t += 10_000_000) {
+            boolean calm = calm(key, t);
+            judged |= calm;
+            if (!calm || busyPermits(key, t, self) > allowed) {
+                freeFrom = t + 10_000_000;
+            }
+            else if (t - freeFrom >= WAKE_UP_NANOS) {
+                violations.add(process + " " + what + " for " + key + " (" + permits + " permits), asked at "
+                        + this.time.apply(asked) + ", done at " + this.time.apply(ended)
+                        + ", although its permits were free and no fault was active from "
+                        + this.time.apply(freeFrom) + " (without the waiter being woken)");
+                break;
+            }
+        }
+        this.wakeUpsJudged += judged ? 1 : 0;
+    }
+
+    /**
+     * Whether no fault is near: none from 1 s before it to 2 s after it ends; the restart grace and 2 s after a
+     * restart-empty; 7 s after a client's kill or stop for the fair key.
+     */
+    private boolean calm(String key, long t) {
         for (Fault fault : this.history.faults) {
             long to = fault.kind().equals("kill") ? fault.from() : fault.to();
-            long after = fault.kind().equals("redis-restart") ? this.graceNanos + CALM_AFTER_NANOS : CALM_AFTER_NANOS;
+            boolean client = fault.kind().equals("kill") || fault.kind().equals("stop");
+            long after = fault.kind().equals("redis-restart") ? this.graceNanos + CALM_AFTER_NANOS
+                    : client && key.equals(ProcessOps.FAIR) ? FAIR_CALM_AFTER_NANOS : CALM_AFTER_NANOS;
             if (t >= fault.from() - 1_000_000_000L && t <= to + after) {
                 return false;
             }
@@ -181,14 +216,19 @@ final class ProcessChecks {
         return true;
     }
 
-    /** Permits (1 for a lock) possibly held at {@code t}: from the call to the release's end, or the process's end. */
-    private int busyPermits(String key, long t) {
+    /**
+     * Permits (1 for a lock) possibly held at {@code t}: from the call to the release's end (a failed release's: its
+     * lease later), or to 4 s after its process was killed (every lease is shorter), or to the run's end.
+     */
+    private int busyPermits(String key, long t, Hold self) {
         int busy = 0;
         for (Hold hold : this.history.holds) {
-            if (hold.key.equals(key) && hold.asked <= t) {
+            if (hold != self && hold.key.equals(key) && hold.asked <= t) {
                 Long killed = this.history.killedAt(hold);
-                long until = hold.releaseDone != null ? hold.releaseDone
-                        : killed != null ? killed + 4_000_000_000L : Long.MAX_VALUE;
+                long lease = (hold.leaseMillis == 0 ? ProcessClientMain.WATCHDOG_LEASE.toMillis() : hold.leaseMillis)
+                        * 1_000_000L;
+                long until = hold.releaseDone == null ? (killed != null ? killed + 4_000_000_000L : Long.MAX_VALUE)
+                        : "ok".equals(hold.outcome) ? hold.releaseDone : hold.releaseDone + lease + 500_000_000L;
                 if (t <= until) {
                     busy += hold.permits;
                 }

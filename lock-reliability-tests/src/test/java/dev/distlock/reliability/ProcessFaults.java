@@ -12,7 +12,7 @@ import dev.distlock.reliability.ExplorerSchedule.Fault;
  * client process; it is started again, as a new process, after {@code a} ms), {@code stop} (SIGSTOP of a client
  * process for {@code a} ms, past the watchdog lease and most fixed leases, then SIGCONT), {@code redis-restart} (kill
  * -9 of the lock's Redis and a fresh, empty redis-server on its port after {@code a} ms) and {@code redis-pause}
- * (SIGSTOP of the lock's Redis for {@code a} ms). Calm stretches of 1.5 to 4 s lie between them.
+ * (SIGSTOP of the lock's Redis for {@code a} ms). Gaps of 1.5 to 4 s lie between them, one in three 5 to 8 s.
  */
 final class ProcessFaults {
 
@@ -45,7 +45,8 @@ final class ProcessFaults {
                 default -> 300 + random.nextInt(2700);
             };
             faults.add(new Fault(at, kind, target, a, 0));
-            at += a + 1500 + random.nextInt(2500);
+            // one gap in three is a calm stretch long enough for the wake-up check to judge waits in it
+            at += a + (random.nextInt(3) == 0 ? 5000 + random.nextInt(3000) : 1500 + random.nextInt(2500));
         }
         return faults;
     }

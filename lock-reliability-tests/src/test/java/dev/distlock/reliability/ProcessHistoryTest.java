@@ -119,6 +119,21 @@ class ProcessHistoryTest {
         assertThat(check(history)).as("not a calm stretch").isEmpty();
     }
 
+    @Test
+    void aKeyWhoseReleaseFailedCountsAsHeldUntilItsLeaseCouldHaveEnded() {
+        ProcessHistory history = new ProcessHistory();
+        history.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),
+                "R 1 " + ms(500) + " " + ms(510) + " LockUnavailableException", "N pa 1 " + ms(200) + " " + ms(4200)
+                        + " LockTimeoutException"));
+        assertThat(check(history)).as("free only from 2.51 s").isEmpty();
+
+        ProcessHistory longer = new ProcessHistory();
+        longer.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),
+                "R 1 " + ms(500) + " " + ms(510) + " LockUnavailableException", "N pa 1 " + ms(200) + " " + ms(5200)
+                        + " LockTimeoutException"));
+        assertThat(check(longer)).singleElement().asString().contains("without the waiter being woken");
+    }
+
     /** The history plus a process {@code s1g0} that held this grant for 100 ms and released it. */
     private static ProcessHistory copyWith(ProcessHistory history, String grant) {
         long granted = Long.parseLong(grant.split(" ")[6]) / MS;

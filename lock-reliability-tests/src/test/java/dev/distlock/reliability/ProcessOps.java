@@ -97,7 +97,7 @@ final class ProcessOps {
     private void operate(String key, ExplorerRandom random) {
         int permits = key.equals(SEMAPHORE) ? 1 + random.nextInt(2) : 1;
         int draw = random.nextInt(10);
-        Duration wait = Duration.ofMillis(draw < 2 ? 0 : draw < 8 ? 200 + random.nextInt(2800) : 4000);
+        Duration wait = Duration.ofMillis(draw < 2 ? 0 : draw < 8 ? 200 + random.nextInt(2800) : 5000);
         long lease = random.nextBoolean() ? 0 : 600 + random.nextInt(1400);
         boolean async = random.nextInt(10) < 3;
         long section = random.nextInt(100) < 3 && lease > 0 ? lease + 300 : 20 + random.nextInt(480);

@@ -15,10 +15,11 @@ import java.util.Map;
  * @param faultsByKind the faults that ran, by kind
  * @param faultsRan how many of the scheduled faults ran
  * @param checks the invariant checks made
+ * @param wakeUpsJudged the calls left waiting 2.5 s or more with a calm stretch in their wait (the wake-up check's)
  * @param took how long it took
  */
 record ProcessResult(long seed, List<String> violations, ExplorerSchedule schedule, int grants, int refusals,
-        Map<String, Integer> faultsByKind, int faultsRan, int checks, Duration took) {
+        Map<String, Integer> faultsByKind, int faultsRan, int checks, int wakeUpsJudged, Duration took) {
 
     boolean failed() {
         return !this.violations.isEmpty();

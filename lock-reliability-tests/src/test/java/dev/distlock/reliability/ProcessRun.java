@@ -144,9 +144,7 @@ final class ProcessRun implements ProcessFaults.Target {
                 .forEach(l -> violations.add(name + " died: " + l));
         });
         this.faults.forEach(history::addFault);
-        if (!violations.isEmpty() || !new ProcessChecks(history, GRACE.toNanos(), this::time).violations().isEmpty()) {
-            saveOutputs();
-        }
+        saveOutputs();
         ProcessChecks checks = new ProcessChecks(history, GRACE.toNanos(), this::time);
         violations.addAll(0, checks.violations());
         items.sort(Comparator.comparingLong(ExplorerSchedule.Item::atMillis));
@@ -155,10 +153,10 @@ final class ProcessRun implements ProcessFaults.Target {
         ExplorerSchedule performed = new ExplorerSchedule(this.schedule.seed(), this.schedule.seconds(), REPLAY, false,
                 false, items);
         return new ProcessResult(this.schedule.seed(), violations, performed, history.holds.size(),
-                history.refusals.size(), byKind, ran, checks.checks(), Duration.ofNanos(System.nanoTime() - startedAt));
+                history.refusals.size(), byKind, ran, checks.checks(), checks.wakeUpsJudged(), Duration.ofNanos(System.nanoTime() - startedAt));
     }
 
-    /** Every child's report lines, and the faults, for a failed run (its directory's {@code process-<seed>-*.txt}). */
+    /** Every child's report lines, and the faults, of the last run of a seed ({@code process-<seed>-*.txt}). */
     private void saveOutputs() throws java.io.IOException {
         for (Map.Entry<String, ChildJvm> child : this.processes.entrySet()) {
             Files.write(this.dir.resolve("process-" + this.schedule.seed() + "-" + child.getKey() + ".txt"),

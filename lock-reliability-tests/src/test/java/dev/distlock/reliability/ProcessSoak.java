@@ -37,6 +37,8 @@ final class ProcessSoak {
 
     private int checks;
 
+    private int wakeUps;
+
     private int failed;
 
     private final Map<String, Integer> faults = new TreeMap<>();
@@ -85,6 +87,7 @@ final class ProcessSoak {
         this.seeds++;
         this.grants += result.grants();
         this.checks += result.checks();
+        this.wakeUps += result.wakeUpsJudged();
         this.failed += result.failed() ? 1 : 0;
         result.faultsByKind().forEach((kind, count) -> this.faults.merge(kind, count, Integer::sum));
         return result;
@@ -92,8 +95,9 @@ final class ProcessSoak {
 
     String report(ProcessResult result, Duration elapsed) throws Exception {
         String line = String.format("[explorer-process] %s seed %d: %d grants, %d refusals, faults %s, %d checks, "
-                + "%d violations in %d s (elapsed %d s)", result.failed() ? "FAIL" : "ok  ", result.seed(),
-                result.grants(), result.refusals(), result.faultsByKind(), result.checks(), result.violations().size(),
+                + "%d waits judged for wake-up, %d violations in %d s (elapsed %d s)", result.failed() ? "FAIL" : "ok  ",
+                result.seed(), result.grants(), result.refusals(), result.faultsByKind(), result.checks(),
+                result.wakeUpsJudged(), result.violations().size(),
                 result.took().toSeconds(), elapsed.toSeconds());
         if (!result.failed()) {
             return line;
@@ -112,8 +116,9 @@ final class ProcessSoak {
     }
 
     String summary(Duration took) {
-        return String.format("[explorer-process] %d seeds in %d s: %d failed, %d grants, faults %s, %d checks",
-                this.seeds, took.toSeconds(), this.failed, this.grants, this.faults, this.checks);
+        return String.format("[explorer-process] %d seeds in %d s: %d failed, %d grants, faults %s, %d checks (%d waits "
+                + "judged for wake-up)", this.seeds, took.toSeconds(), this.failed, this.grants, this.faults, this.checks,
+                this.wakeUps);
     }
 
     /** ddmin over the failed run's schedule: a candidate is kept if one of its tries fails with the same kind. */
@@ -159,7 +164,7 @@ final class ProcessSoak {
 
     /** The kind of a process-mode violation, for the shrinker. */
     static String kind(String violation) {
-        for (String phrase : List.of("lost silently", "within the restart grace", "waited in vain",
+        for (String phrase : List.of("lost silently", "within the restart grace", "without the waiter being woken",
                 "refused while it held", "permits held at once", "both believed they held", "granted twice",
                 "granted before it was asked", "after every handle was released", "died", "still busy")) {
             if (violation.contains(phrase)) {
