@@ -25,7 +25,16 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(Class<?> mainClass, String... args) throws IOException {
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        return startWith(testClassPath(), mainClass, args);
+    }
+
+    /** This JVM's test class path (the one the children run by default). */
+    static String testClassPath() {
+        return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    }
+
+    /** Starts a child on the given class path (for instance with another build's lock-core in place of this one's). */
+    static ChildJvm startWith(String classpath, Class<?> mainClass, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
                 "-XX:TieredStopAtLevel=1", "-cp", classpath, mainClass.getName()));
