@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
@@ -108,7 +109,7 @@ class RenewalLossReportTest {
         keptPermit.release();
     }
 
-    private RedisLockService service(org.springframework.data.redis.core.StringRedisTemplate template) {
+    private RedisLockService service(StringRedisTemplate template) {
         return this.clients.service(template, b -> b.watchdogLease(LEASE).listener(event -> {
             if (event instanceof LockEvent.Renewed renewal) {
                 this.renewed.addAndGet(renewal.count());

@@ -133,7 +133,6 @@ public final class AcknowledgedClusterScripts {
         });
     }
 
-
     /** The master of the key's slot in the client's view of the cluster. */
     private static RedisClusterNode masterOf(StatefulRedisClusterConnection<byte[], byte[]> cluster, byte[] key,
             String keyText) {
