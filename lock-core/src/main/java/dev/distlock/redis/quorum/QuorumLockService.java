@@ -23,6 +23,7 @@ import dev.distlock.LockStatus;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
+import dev.distlock.internal.Durations;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.script.LockKeys;
 
@@ -234,7 +235,7 @@ public final class QuorumLockService extends AbstractLockService implements Lock
     public Duration ping() {
         long start = System.nanoTime();
         this.parts.masters.verifyReachable();
-        return since(start);
+        return Durations.since(start);
     }
 
     /**

@@ -15,7 +15,7 @@ import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.internal.AbstractLockService;
+import dev.distlock.internal.Durations;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.quorum.Fanout.Answer;
@@ -79,7 +79,7 @@ final class QuorumParts {
         int quorum = this.masters.quorum;
         if (released >= quorum) {
             Listeners.emit(this.listener,
-                    new LockEvent.Released(handle, AbstractLockService.since(handle.acquiredNanos)));
+                    new LockEvent.Released(handle, Durations.since(handle.acquiredNanos)));
             return;
         }
         String counts = "released on " + released + " of its " + handle.members.size() + " masters, " + quorum
