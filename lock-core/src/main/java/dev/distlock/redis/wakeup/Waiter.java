@@ -10,7 +10,7 @@ public final class Waiter {
 
     final KeyWaiters waiters;
 
-    private final KeyWaiters.Entry entry;
+    final KeyWaiters.Entry entry;
 
     /** Tries once more to subscribe the waiters' channel, unless that is not worth trying now. */
     private final Runnable resubscribe;
