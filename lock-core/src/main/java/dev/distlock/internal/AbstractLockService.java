@@ -4,22 +4,18 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.AsyncLockService;
 import dev.distlock.KeyText;
-import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockHandle;
-import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.LockUnavailableException;
 import dev.distlock.MultiLockHandle;
 
 /**
@@ -30,15 +26,17 @@ import dev.distlock.MultiLockHandle;
  */
 public abstract class AbstractLockService implements LockService {
 
-    private final LockEventListener listener;
+    private final AcquisitionReports reports;
 
     private final Duration defaultWaitTime;
 
-    private final AsyncLocks async = new AsyncLocks(this);
+    private final AsyncLocks async;
 
     protected AbstractLockService(LockEventListener listener, Duration defaultWaitTime) {
-        this.listener = listener;
+        this.reports = new AcquisitionReports(listener);
         this.defaultWaitTime = defaultWaitTime;
+        this.async = new AsyncLocks(this::checkKey, this::checkOptions, this::waitTime, this::acquireWithinAsync,
+                this.reports);
     }
 
     /** The non-blocking side, for a service that implements {@link #acquireWithinAsync}. */
@@ -57,7 +55,7 @@ public abstract class AbstractLockService implements LockService {
         long start = System.nanoTime();
         LockHandle handle = attempt(key, options, waitTime(options));
         if (handle == null) {
-            throw new LockTimeoutException(key, since(start));
+            throw new LockTimeoutException(key, Durations.since(start));
         }
         return handle;
     }
@@ -85,7 +83,7 @@ public abstract class AbstractLockService implements LockService {
 
     /** Receives the service's lock events. */
     protected final LockEventListener listener() {
-        return this.listener;
+        return this.reports.listener();
     }
 
     /**
@@ -133,58 +131,17 @@ public abstract class AbstractLockService implements LockService {
     private @Nullable LockHandle attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
-        long attempt = reportStart(key, name, options);
+        long attempt = this.reports.started(key, name, options);
         LockHandle handle;
         try {
-            handle = acquireWithin(key, options, name, start, saturatedNanos(wait));
+            handle = acquireWithin(key, options, name, start, Durations.saturatedNanos(wait));
         }
         catch (RuntimeException ex) {
-            reportFailed(attempt, key, name, start, lockFailure(key, ex));
+            this.reports.failed(attempt, key, name, start, ex);
             throw ex;
         }
-        reportOutcome(attempt, key, name, start, handle);
+        this.reports.ended(attempt, key, name, start, handle);
         return handle;
-    }
-
-    /** Reports that an acquisition begins; returns its attempt number (0 when nobody listens). */
-    final long reportStart(String key, String name, LockOptions options) {
-        if (!Listeners.listening(this.listener)) {
-            return 0;
-        }
-        long attempt = Listeners.nextAttempt();
-        Listeners.emit(this.listener, new LockEvent.Acquiring(attempt, key, name, options.mode(),
-                options.mode().isSemaphore() ? options.permits() : 0));
-        return attempt;
-    }
-
-    final void reportFailed(long attempt, String key, String name, long start, LockException failure) {
-        if (Listeners.listening(this.listener)) {
-            Listeners.emit(this.listener, new LockEvent.AcquireFailed(attempt, key, name, since(start), failure));
-        }
-    }
-
-    final void reportOutcome(long attempt, String key, String name, long start, @Nullable LockHandle handle) {
-        if (!Listeners.listening(this.listener)) {
-            return;
-        }
-        Duration waited = since(start);
-        Listeners.emit(this.listener, (handle == null) ? new LockEvent.NotAcquired(attempt, key, name, waited)
-                : new LockEvent.Acquired(attempt, handle, waited));
-    }
-
-    /**
-     * The failure to report for an acquisition that threw {@code failure}: itself for a {@link LockException}, a
-     * cancel (a non-blocking caller withdrew the attempt) as an interrupt, anything else as a failure to acquire.
-     */
-    static LockException lockFailure(String key, Throwable failure) {
-        if (failure instanceof LockException lockFailure) {
-            return lockFailure;
-        }
-        if (failure instanceof CancellationException) {
-            return new LockInterruptedException(key, new InterruptedException("the caller withdrew the attempt"));
-        }
-        return new LockUnavailableException(key, "Could not acquire lock " + KeyText.quote(key) + ": " + failure,
-                failure);
     }
 
     final Duration waitTime(LockOptions options) {
@@ -199,20 +156,5 @@ public abstract class AbstractLockService implements LockService {
         return new IllegalStateException("This owner holds the read lock of " + KeyText.quote(key)
                 + ", which cannot be upgraded to the write lock (two readers upgrading at once would wait for each "
                 + "other): release the read lock first, or take the write lock from the start");
-    }
-
-    /** The time since a {@link System#nanoTime()} reading. */
-    public static Duration since(long startNanos) {
-        return Duration.ofNanos(System.nanoTime() - startNanos);
-    }
-
-    /** A duration in nanoseconds, {@link Long#MAX_VALUE} for one too long to count so. */
-    public static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        }
-        catch (ArithmeticException ex) {
-            return Long.MAX_VALUE;
-        }
     }
 }

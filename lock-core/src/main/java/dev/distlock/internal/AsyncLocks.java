@@ -8,7 +8,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,26 +22,51 @@ import dev.distlock.LockTimeoutException;
 import dev.distlock.MultiLockHandle;
 
 /**
- * The non-blocking acquisition skeleton every service shares, as {@link AbstractLockService} is the blocking one:
+ * The non-blocking acquisition skeleton every service shares, as {@code AbstractLockService} is the blocking one:
  * checks the request at the call, applies the wait limit, tells the listener, and ties the caller's future to the
  * service's attempt, so that cancelling it withdraws the attempt and a handle nobody can receive any more is released.
  */
 final class AsyncLocks implements AsyncLockService {
 
-    private final AbstractLockService service;
+    /** Starts a service's non-blocking attempt: see {@code AbstractLockService#acquireWithinAsync}. */
+    @FunctionalInterface
+    interface Attempt {
+        CompletableFuture<@Nullable LockHandle> start(String key, LockOptions options, String name, long startNanos,
+                long waitNanos);
+    }
 
-    AsyncLocks(AbstractLockService service) {
-        this.service = service;
+    private final UnaryOperator<@Nullable String> keyCheck;
+
+    private final Consumer<@Nullable LockOptions> optionsCheck;
+
+    private final Function<LockOptions, Duration> waitTime;
+
+    private final Attempt attempts;
+
+    private final AcquisitionReports reports;
+
+    /**
+     * @param keyCheck checks a caller's key and returns it
+     * @param optionsCheck checks the caller's options, and that the service can still take locks
+     * @param waitTime the wait limit of a call with these options
+     */
+    AsyncLocks(UnaryOperator<@Nullable String> keyCheck, Consumer<@Nullable LockOptions> optionsCheck,
+            Function<LockOptions, Duration> waitTime, Attempt attempts, AcquisitionReports reports) {
+        this.keyCheck = keyCheck;
+        this.optionsCheck = optionsCheck;
+        this.waitTime = waitTime;
+        this.attempts = attempts;
+        this.reports = reports;
     }
 
     @Override
     public CompletableFuture<LockHandle> acquire(String key, LockOptions options) {
-        this.service.checkKey(key);
-        this.service.checkOptions(options);
+        this.keyCheck.apply(key);
+        this.optionsCheck.accept(options);
         long start = System.nanoTime();
-        return mapped(attempt(key, options, this.service.waitTime(options)), handle -> {
+        return mapped(attempt(key, options, this.waitTime.apply(options)), handle -> {
             if (handle == null) {
-                throw new LockTimeoutException(key, AbstractLockService.since(start));
+                throw new LockTimeoutException(key, Durations.since(start));
             }
             return handle;
         });
@@ -47,17 +74,17 @@ final class AsyncLocks implements AsyncLockService {
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquire(String key, LockOptions options) {
-        this.service.checkKey(key);
-        this.service.checkOptions(options);
+        this.keyCheck.apply(key);
+        this.optionsCheck.accept(options);
         return mapped(attempt(key, options, Duration.ZERO), Optional::ofNullable);
     }
 
     @Override
     public CompletableFuture<MultiLockHandle> acquireAll(Collection<String> keys, LockOptions options) {
-        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this.service::checkKey);
-        this.service.checkOptions(options);
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this.keyCheck);
+        this.optionsCheck.accept(options);
         long start = System.nanoTime();
-        long waitNanos = AbstractLockService.saturatedNanos(this.service.waitTime(options));
+        long waitNanos = Durations.saturatedNanos(this.waitTime.apply(options));
         CompletableFuture<MultiLockHandle> result = new CompletableFuture<>();
         next(canonical, options, new ArrayList<>(canonical.size()), start, waitNanos, result);
         return result;
@@ -84,7 +111,7 @@ final class AsyncLocks implements AsyncLockService {
             }
             if (failure != null || handle == null || result.isDone()) {
                 Throwable cause = (failure != null) ? unwrap(failure)
-                        : new LockTimeoutException(key, AbstractLockService.since(start));
+                        : new LockTimeoutException(key, Durations.since(start));
                 LockSet.releaseAllAsync(held).whenComplete((ignored, rollBackFailure) -> {
                     if (rollBackFailure != null) {
                         cause.addSuppressed(unwrap(rollBackFailure));
@@ -105,12 +132,11 @@ final class AsyncLocks implements AsyncLockService {
     private CompletableFuture<@Nullable LockHandle> attempt(String key, LockOptions options, Duration wait) {
         long start = System.nanoTime();
         String name = options.nameFor(key);
-        long number = this.service.reportStart(key, name, options);
+        long number = this.reports.started(key, name, options);
         CompletableFuture<@Nullable LockHandle> caller = new CompletableFuture<>();
         CompletableFuture<@Nullable LockHandle> attempt;
         try {
-            attempt = this.service.acquireWithinAsync(key, options, name, start,
-                    AbstractLockService.saturatedNanos(wait));
+            attempt = this.attempts.start(key, options, name, start, Durations.saturatedNanos(wait));
         }
         catch (LockException ex) {
             attempt = CompletableFuture.failedFuture(ex);
@@ -120,12 +146,12 @@ final class AsyncLocks implements AsyncLockService {
         started.whenComplete((handle, failure) -> {
             if (failure != null) {
                 Throwable cause = unwrap(failure);
-                this.service.reportFailed(number, key, name, start, AbstractLockService.lockFailure(key, cause));
+                this.reports.failed(number, key, name, start, cause);
                 caller.completeExceptionally(cause);
             }
             else {
                 // reported before the caller sees the handle, so that its release is reported after this
-                this.service.reportOutcome(number, key, name, start, handle);
+                this.reports.ended(number, key, name, start, handle);
                 if (!caller.complete(handle) && handle != null) {
                     handle.releaseAsync(); // cancelled meanwhile: nobody receives this handle
                 }

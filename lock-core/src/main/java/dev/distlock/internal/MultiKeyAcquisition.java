@@ -57,7 +57,7 @@ final class MultiKeyAcquisition {
      */
     static LockSet acquire(LockService locks, List<String> keys, LockOptions options, Duration wait) {
         long start = System.nanoTime();
-        long waitNanos = AbstractLockService.saturatedNanos(wait);
+        long waitNanos = Durations.saturatedNanos(wait);
         List<LockHandle> held = new ArrayList<>(keys.size());
         try {
             for (String key : keys) {
@@ -65,14 +65,14 @@ final class MultiKeyAcquisition {
                 Optional<LockHandle> member = (remaining <= 0) ? locks.tryAcquire(key, options)
                         : Optional.of(locks.acquire(key, options.withWaitTime(Duration.ofNanos(remaining))));
                 if (member.isEmpty()) {
-                    throw new LockTimeoutException(key, AbstractLockService.since(start));
+                    throw new LockTimeoutException(key, Durations.since(start));
                 }
                 held.add(member.get());
             }
         }
         catch (LockTimeoutException ex) {
             rollBack(held, ex);
-            throw new LockTimeoutException(ex.key(), AbstractLockService.since(start));
+            throw new LockTimeoutException(ex.key(), Durations.since(start));
         }
         catch (RuntimeException | Error ex) {
             rollBack(held, ex);

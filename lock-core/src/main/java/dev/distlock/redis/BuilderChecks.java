@@ -1,28 +1,32 @@
 package dev.distlock.redis;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
-/** The checks {@link RedisLockServiceBuilder#build()} makes of settings that contradict each other. */
+/** The checks the builder makes, when it builds a service, of settings that contradict each other. */
 final class BuilderChecks {
 
     private BuilderChecks() {
     }
 
-    static void check(RedisLockServiceBuilder settings, int replicas, @Nullable WaitStrategy waitStrategy) {
-        if (settings.renewalInterval != null && settings.renewalInterval.compareTo(settings.watchdogLease) >= 0) {
-            throw new IllegalArgumentException("renewalInterval (" + settings.renewalInterval
-                    + ") must be shorter than watchdogLease (" + settings.watchdogLease + ")");
+    static void check(@Nullable Duration renewalInterval, Duration watchdogLease, boolean shardingProxy,
+            StringRedisTemplate redis, int replicas, @Nullable WaitStrategy waitStrategy) {
+        if (renewalInterval != null && renewalInterval.compareTo(watchdogLease) >= 0) {
+            throw new IllegalArgumentException("renewalInterval (" + renewalInterval
+                    + ") must be shorter than watchdogLease (" + watchdogLease + ")");
         }
-        if (settings.shardingProxy && waitStrategy == WaitStrategy.PUBSUB) {
+        if (shardingProxy && waitStrategy == WaitStrategy.PUBSUB) {
             throw new IllegalArgumentException("waitStrategy PUBSUB does not work behind a sharding proxy, which "
                     + "passes no pub/sub; use POLLING");
         }
-        if (settings.shardingProxy && replicas > 0) {
+        if (shardingProxy && replicas > 0) {
             throw new IllegalArgumentException("replicaAcknowledgements does not work behind a sharding proxy, "
                     + "which passes no WAIT");
         }
-        if (replicas > 0 && settings.redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
+        if (replicas > 0 && redis.getRequiredConnectionFactory() instanceof LettuceConnectionFactory lettuce
                 && !lettuce.getShareNativeConnection()) {
             // WAIT counts the writes of its own connection only: on another connection than the grant's it would
             // confirm a grant no replica has

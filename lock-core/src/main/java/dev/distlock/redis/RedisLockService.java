@@ -19,6 +19,7 @@ import dev.distlock.LockService;
 import dev.distlock.LockStatus;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
+import dev.distlock.internal.Durations;
 import dev.distlock.redis.script.LockKeys;
 
 /**
@@ -209,7 +210,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
         catch (DataAccessException ex) {
             throw new LockUnavailableException("", "Redis could not be reached or did not answer a PING", ex);
         }
-        return since(start);
+        return Durations.since(start);
     }
 
     /**

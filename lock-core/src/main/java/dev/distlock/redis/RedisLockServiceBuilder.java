@@ -325,9 +325,10 @@ public final class RedisLockServiceBuilder {
      * settings contradict each other (see {@link #shardingProxy(boolean)})
      */
     public RedisLockService build() {
-        BuilderChecks.check(this, this.replicas, this.waitStrategy);
-        ReplicaAcknowledgementDefault.Decision decision = ReplicaAcknowledgementDefault.decide(this, this.replicas,
-                this.replicaTimeout);
+        BuilderChecks.check(this.renewalInterval, this.watchdogLease, this.shardingProxy, this.redis, this.replicas,
+                this.waitStrategy);
+        ReplicaAcknowledgementDefault.Decision decision = ReplicaAcknowledgementDefault.decide(this.redis,
+                this.shardingProxy, this.replicas, this.replicaTimeout);
         this.replicaAcknowledgement = decision.acknowledgement();
         this.replicaGuarantee = decision.guarantee();
         return new RedisLockService(this);

@@ -19,7 +19,7 @@ import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.NotLockOwnerException;
-import dev.distlock.internal.AbstractLockService;
+import dev.distlock.internal.Durations;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
@@ -190,7 +190,7 @@ final class Releases implements RedisLockHandle.Releaser {
         }
         if (reply >= 0) {
             Listeners.emit(this.listener,
-                    new LockEvent.Released(handle, AbstractLockService.since(handle.acquiredNanos)));
+                    new LockEvent.Released(handle, Durations.since(handle.acquiredNanos)));
             return;
         }
         LeaseLostException lost = (reply == LockScripts.HELD_BY_ANOTHER)

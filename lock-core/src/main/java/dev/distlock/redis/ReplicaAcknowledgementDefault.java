@@ -34,21 +34,21 @@ final class ReplicaAcknowledgementDefault {
     record Decision(@Nullable ReplicaAcknowledgement acknowledgement, String guarantee) {
     }
 
-    static Decision decide(RedisLockServiceBuilder settings, int replicas, Duration timeout) {
+    static Decision decide(StringRedisTemplate redis, boolean shardingProxy, int replicas, Duration timeout) {
         if (replicas > 0) {
             return on(new ReplicaAcknowledgement(replicas, timeout), "configured");
         }
         if (replicas == 0) {
             return off("turned off (replicaAcknowledgements 0)");
         }
-        if (settings.shardingProxy) {
+        if (shardingProxy) {
             return off("behind a sharding proxy, which passes no WAIT");
         }
-        RedisConnectionFactory factory = settings.redis.getRequiredConnectionFactory();
+        RedisConnectionFactory factory = redis.getRequiredConnectionFactory();
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             return off("WAIT after a grant needs a Lettuce connection factory");
         }
-        String topology = topologyWithReplicas(settings.redis, lettuce);
+        String topology = topologyWithReplicas(redis, lettuce);
         if (topology == null) {
             return off("no replicas found to fail over to");
         }

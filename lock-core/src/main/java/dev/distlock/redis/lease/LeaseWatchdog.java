@@ -73,7 +73,7 @@ public final class LeaseWatchdog {
         this.batching = batching;
         this.notifier = notifier;
         this.leaseLoss = leaseLoss;
-        this.pipelined = new PipelinedRound(this, this.leaseMillis, Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
+        this.pipelined = new PipelinedRound(new Outcomes(), logger, this.leaseMillis, Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
                 replicaAcknowledgement);
         scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
     }
@@ -203,7 +203,7 @@ public final class LeaseWatchdog {
      * Handles a batch's answer: reports each hold found lost, and, when {@code extend}, moves the deadline of each
      * renewed one (see {@link #extended}).
      */
-    void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend) {
+    private void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend) {
         long answeredNanos = System.nanoTime();
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
@@ -218,7 +218,7 @@ public final class LeaseWatchdog {
     }
 
     /** Moves the deadline of each hold the batch renewed by the time the call was sent, and says how many. */
-    void extended(List<Hold> batch, long sentNanos, int[] renewed) {
+    private void extended(List<Hold> batch, long sentNanos, int[] renewed) {
         int count = 0;
         for (int i = 0; i < renewed.length; i++) {
             if (renewed[i] == LockScripts.RENEWED) {
@@ -231,7 +231,7 @@ public final class LeaseWatchdog {
         }
     }
 
-    void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
+    private void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
         List<Hold> retry = new ArrayList<>(batch.size());
         for (Hold hold : batch) {
             if (hold.isFinished() || !this.watched.contains(hold)) {
@@ -251,6 +251,25 @@ public final class LeaseWatchdog {
         if (!retry.isEmpty()) {
             logger.warn("Could not renew " + retry.size() + " lock lease(s); retrying: " + cause);
             this.scheduler.schedule(() -> renew(retry), this.retryDelayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The pipelined round's answers, handled as the sequential path handles them. */
+    private final class Outcomes implements PipelinedRound.Outcomes {
+
+        @Override
+        public void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend) {
+            LeaseWatchdog.this.renewed(batch, sentNanos, renewed, extend);
+        }
+
+        @Override
+        public void extended(List<Hold> batch, long sentNanos, int[] renewed) {
+            LeaseWatchdog.this.extended(batch, sentNanos, renewed);
+        }
+
+        @Override
+        public void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause) {
+            LeaseWatchdog.this.renewalFailed(batch, sentNanos, cause);
         }
     }
 

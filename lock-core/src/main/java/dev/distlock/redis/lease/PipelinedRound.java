@@ -12,7 +12,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.QueryTimeoutException;
 
@@ -31,9 +30,23 @@ final class PipelinedRound {
     /** Batches sent and not answered at most, per round. */
     static final int IN_FLIGHT = 32;
 
-    private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
+    /** What the round does with each batch's answer: the watchdog's bookkeeping, on the round's thread. */
+    interface Outcomes {
 
-    private final LeaseWatchdog watchdog;
+        /** Reports each hold found lost and, when {@code extend}, moves the deadlines of the renewed ones. */
+        void renewed(List<Hold> batch, long sentNanos, int[] renewed, boolean extend);
+
+        /** Moves the deadlines of the renewed holds, once the round's {@code WAIT} counted enough replicas. */
+        void extended(List<Hold> batch, long sentNanos, int[] renewed);
+
+        /** The batch's call failed: retried, or lost past the deadline. */
+        void renewalFailed(List<Hold> batch, long sentNanos, RuntimeException cause);
+    }
+
+    private final Outcomes watchdog;
+
+    /** The watchdog's log. */
+    private final Log logger;
 
     private final String leaseMillis;
 
@@ -42,9 +55,10 @@ final class PipelinedRound {
 
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
-    PipelinedRound(LeaseWatchdog watchdog, String leaseMillis, long answerNanos,
+    PipelinedRound(Outcomes watchdog, Log logger, String leaseMillis, long answerNanos,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.watchdog = watchdog;
+        this.logger = logger;
         this.leaseMillis = leaseMillis;
         this.answerNanos = answerNanos;
         this.replicaAcknowledgement = replicaAcknowledgement;

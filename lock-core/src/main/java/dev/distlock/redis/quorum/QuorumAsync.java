@@ -85,7 +85,7 @@ final class QuorumAsync {
         if (result.isDone()) {
             return; // cancelled
         }
-        QuorumHandle handle = null;
+        LockHandle handle = null;
         LockUnavailableException unavailable = null;
         try {
             handle = attempt.once();

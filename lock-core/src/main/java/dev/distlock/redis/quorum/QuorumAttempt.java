@@ -19,7 +19,6 @@ import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.quorum.Fanout.Answer;
-import dev.distlock.redis.quorum.QuorumHandle.Member;
 
 /** One call's attempts at one lock, each asking every master. */
 final class QuorumAttempt {
@@ -112,12 +111,12 @@ final class QuorumAttempt {
             grants.giveUp(QuorumMasters::releaseLate);
             throw ex;
         }
-        List<Member> granted = new ArrayList<>();
+        List<QuorumMember> granted = new ArrayList<>();
         int refused = 0;
         for (int i = 0; i < answers.size(); i++) {
             Optional<LockHandle> grant = answers.get(i).value();
             if (grant != null && grant.isPresent()) {
-                granted.add(new Member(this.service.masters.nodes.get(i), grant.get()));
+                granted.add(new QuorumMember(this.service.masters.nodes.get(i), grant.get()));
             }
             else if (grant != null) {
                 refused++;
@@ -160,12 +159,12 @@ final class QuorumAttempt {
      *
      * @return the handle, or null (with every member released) when that failed
      */
-    private @Nullable QuorumHandle complete(List<Member> granted, long start) throws InterruptedException {
+    private @Nullable QuorumHandle complete(List<QuorumMember> granted, long start) throws InterruptedException {
         QuorumHold outer = this.service.holds.get(this.holdKey);
         QuorumHandle handle = (outer != null) ? reenter(outer, granted, start) : null;
         boolean reentrant = (handle != null);
         if (!reentrant) {
-            List<Member> members = new ArrayList<>(granted);
+            List<QuorumMember> members = new ArrayList<>(granted);
             long token = this.service.fence.raise(this.key, members);
             if (token < 0) {
                 this.service.masters.releaseAll(granted);
@@ -190,12 +189,12 @@ final class QuorumAttempt {
     }
 
     /** A re-entry's handle in the owner's hold, or null when the hold has ended. */
-    private @Nullable QuorumHandle reenter(QuorumHold hold, List<Member> members, long start) {
+    private @Nullable QuorumHandle reenter(QuorumHold hold, List<QuorumMember> members, long start) {
         QuorumHandle handle = handleIn(hold, members, start);
         return hold.join(handle) ? handle : null;
     }
 
-    private QuorumHandle handleIn(QuorumHold hold, List<Member> members, long start) {
+    private QuorumHandle handleIn(QuorumHold hold, List<QuorumMember> members, long start) {
         return new QuorumHandle(this.service::release, this.service.async, this.key, this.name, members, hold,
                 this.service.masters.quorum, this.drift, start);
     }

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.distlock.redis.quorum.Fanout.Answer;
-import dev.distlock.redis.quorum.QuorumHandle.Member;
 
 /**
  * Gives a new quorum holder its fencing token: above the quorum fence of every master that holds its member lock, and
@@ -28,9 +27,9 @@ final class QuorumFence {
      * @param members the granted members; those found no longer held are released and removed
      * @return the token, raised on at least a quorum of the members, or -1 when fewer could be raised
      */
-    long raise(String key, List<Member> members) throws InterruptedException {
+    long raise(String key, List<QuorumMember> members) throws InterruptedException {
         long token = 0;
-        for (Member member : members) {
+        for (QuorumMember member : members) {
             token = Math.max(token, member.handle().fencingToken());
         }
         for (int round = 1;; round++) {
@@ -44,7 +43,7 @@ final class QuorumFence {
                 });
             int raised = 0;
             long highestAbove = -1;
-            List<Member> notHeld = new ArrayList<>();
+            List<QuorumMember> notHeld = new ArrayList<>();
             for (int i = 0; i < answers.size(); i++) {
                 Long previous = answers.get(i).value();
                 if (previous == null) {

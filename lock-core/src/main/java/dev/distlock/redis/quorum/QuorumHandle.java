@@ -21,7 +21,7 @@ import dev.distlock.redis.RedisLockService;
  */
 final class QuorumHandle extends AbstractLockHandle {
 
-    final List<Member> members;
+    final List<QuorumMember> members;
 
     /** The owner's hold, shared with reentrant acquisitions: the fencing token and the quorum's loss. */
     final QuorumHold hold;
@@ -41,7 +41,7 @@ final class QuorumHandle extends AbstractLockHandle {
     private final Duration drift;
 
     QuorumHandle(BiConsumer<QuorumHandle, Duration> releaser, QuorumAsync asyncReleases, String key, String name,
-            List<Member> members, QuorumHold hold, int quorum, Duration drift, long acquiredNanos) {
+            List<QuorumMember> members, QuorumHold hold, int quorum, Duration drift, long acquiredNanos) {
         this.releaser = releaser;
         this.asyncReleases = asyncReleases;
         this.key = key;
@@ -81,7 +81,7 @@ final class QuorumHandle extends AbstractLockHandle {
     @Override
     public Instant leaseDeadline() {
         List<Instant> deadlines = new ArrayList<>(this.members.size());
-        for (Member member : this.members) {
+        for (QuorumMember member : this.members) {
             if (member.handle().isHeld()) {
                 deadlines.add(member.handle().leaseDeadline());
             }
@@ -102,7 +102,7 @@ final class QuorumHandle extends AbstractLockHandle {
 
     int heldMembers() {
         int held = 0;
-        for (Member member : this.members) {
+        for (QuorumMember member : this.members) {
             if (member.handle().isHeld()) {
                 held++;
             }
@@ -134,9 +134,5 @@ final class QuorumHandle extends AbstractLockHandle {
     public String toString() {
         return "LockHandle[key=" + this.key + ", fencingToken=" + fencingToken() + ", masters="
                 + this.members.size() + ", held=" + isHeld() + "]";
-    }
-
-    /** A member lock: the handle one master's {@link RedisLockService} gave. */
-    record Member(QuorumNode node, LockHandle handle) {
     }
 }

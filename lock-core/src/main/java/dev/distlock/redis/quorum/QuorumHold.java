@@ -14,8 +14,8 @@ import dev.distlock.HeldLock;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
+import dev.distlock.internal.AbstractLockHandle;
 import dev.distlock.redis.lease.Hold.HoldKey;
-import dev.distlock.redis.quorum.QuorumHandle.Member;
 
 /**
  * One owner's hold on one quorum lock: the fencing token its outer acquisition was given, which reentrant
@@ -30,7 +30,7 @@ final class QuorumHold {
     final long fencingToken;
 
     /** The outer acquisition's member locks. */
-    final List<Member> members;
+    final List<QuorumMember> members;
 
     private final int quorum;
 
@@ -42,13 +42,13 @@ final class QuorumHold {
 
     private final Set<LockHandle> lostMembers = new HashSet<>(); // guarded by this
 
-    private final Set<QuorumHandle> openHandles = new LinkedHashSet<>(); // guarded by this
+    private final Set<AbstractLockHandle> openHandles = new LinkedHashSet<>(); // guarded by this
 
     private boolean over; // guarded by this
 
     private @Nullable LeaseLostException lost; // guarded by this
 
-    QuorumHold(HoldKey holdKey, long fencingToken, List<Member> members, int quorum, boolean watchdog) {
+    QuorumHold(HoldKey holdKey, long fencingToken, List<QuorumMember> members, int quorum, boolean watchdog) {
         this.watchdog = watchdog;
         this.holdKey = holdKey;
         this.fencingToken = fencingToken;
@@ -61,7 +61,7 @@ final class QuorumHold {
      *
      * @return whether the handle joined this hold
      */
-    synchronized boolean join(QuorumHandle handle) {
+    synchronized boolean join(AbstractLockHandle handle) {
         if (this.over) {
             return false;
         }
@@ -74,7 +74,7 @@ final class QuorumHold {
      *
      * @return whether that ended the hold
      */
-    synchronized boolean leave(QuorumHandle handle) {
+    synchronized boolean leave(AbstractLockHandle handle) {
         this.openHandles.remove(handle);
         if (this.openHandles.isEmpty()) {
             this.over = true;
@@ -93,11 +93,11 @@ final class QuorumHold {
 
     /** What the hold is now, for {@link QuorumLockService#heldLocks()}; null when it is over or not held. */
     @Nullable HeldLock snapshot() {
-        List<QuorumHandle> open = openHandles();
+        List<AbstractLockHandle> open = openHandles();
         if (open.isEmpty() || isOver() || !open.get(0).isHeld()) {
             return null;
         }
-        QuorumHandle first = open.get(0);
+        AbstractLockHandle first = open.get(0);
         Object owner = this.holdKey.owner();
         String ownerText = (owner instanceof Thread thread) ? "thread " + thread.getName() : String.valueOf(owner);
         return new HeldLock(this.holdKey.key(), first.name(), LockMode.EXCLUSIVE, this.since, first.leaseDeadline(),
@@ -105,7 +105,7 @@ final class QuorumHold {
     }
 
     /** The handles open now, in the order they joined. */
-    synchronized List<QuorumHandle> openHandles() {
+    synchronized List<AbstractLockHandle> openHandles() {
         return new ArrayList<>(this.openHandles);
     }
 
@@ -114,7 +114,7 @@ final class QuorumHold {
      *
      * @return the loss when this call lost the quorum, else null
      */
-    synchronized @Nullable LeaseLostException memberLost(Member member, LeaseLostException memberReason) {
+    synchronized @Nullable LeaseLostException memberLost(QuorumMember member, LeaseLostException memberReason) {
         this.lostMembers.add(member.handle());
         int left = this.members.size() - this.lostMembers.size();
         if (left >= this.quorum || this.lost != null) {

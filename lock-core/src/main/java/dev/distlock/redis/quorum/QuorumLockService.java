@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Objects;
 
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -23,6 +24,7 @@ import dev.distlock.LockStatus;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
+import dev.distlock.internal.Durations;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.script.LockKeys;
 
@@ -74,7 +76,8 @@ public final class QuorumLockService extends AbstractLockService implements Lock
             nodes.add(new QuorumNode(i, settings.masters.get(i), settings.nodeBuilders.get(i).build(), keys,
                     retentionMillis));
         }
-        this.parts = new QuorumParts(new QuorumMasters(nodes, settings.nodeTimeout), settings.listener);
+        this.parts = new QuorumParts(new QuorumMasters(nodes, settings.nodeTimeout), settings.listener,
+                LogFactory.getLog(QuorumLockService.class));
         this.watchdogLease = settings.watchdogLease;
         this.maxKeyLength = settings.maxKeyLength;
     }
@@ -234,7 +237,7 @@ public final class QuorumLockService extends AbstractLockService implements Lock
     public Duration ping() {
         long start = System.nanoTime();
         this.parts.masters.verifyReachable();
-        return since(start);
+        return Durations.since(start);
     }
 
     /**

@@ -21,7 +21,6 @@ import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.DaemonThreads;
 import dev.distlock.redis.RedisLockService;
 import dev.distlock.redis.quorum.Fanout.Answer;
-import dev.distlock.redis.quorum.QuorumHandle.Member;
 
 /**
  * The independent masters of a {@link QuorumLockService} and the pool of daemon threads that calls them in parallel:
@@ -67,16 +66,16 @@ final class QuorumMasters {
     }
 
     /** Calls the master of every member at once, in member order. */
-    <T> Fanout<T> callMembers(List<Member> members, Function<Member, T> call) {
+    <T> Fanout<T> callMembers(List<QuorumMember> members, Function<QuorumMember, T> call) {
         List<Supplier<T>> calls = new ArrayList<>(members.size());
-        for (Member member : members) {
+        for (QuorumMember member : members) {
             calls.add(() -> call.apply(member));
         }
         return Fanout.start(this.executor, calls);
     }
 
     /** Releases members no quorum holder keeps, all at once, ignoring failures: those expire with their lease. */
-    void releaseAll(List<Member> members) {
+    void releaseAll(List<QuorumMember> members) {
         callMembers(members, member -> {
             releaseQuietly(member.handle());
             return null;

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.KeyText;
@@ -15,11 +14,11 @@ import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
 import dev.distlock.LockException;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.internal.AbstractLockService;
+import dev.distlock.internal.AbstractLockHandle;
+import dev.distlock.internal.Durations;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold.HoldKey;
 import dev.distlock.redis.quorum.Fanout.Answer;
-import dev.distlock.redis.quorum.QuorumHandle.Member;
 
 /**
  * The parts of one {@link QuorumLockService}: its masters, the fence that numbers grants, the owners' holds, and the
@@ -27,7 +26,8 @@ import dev.distlock.redis.quorum.QuorumHandle.Member;
  */
 final class QuorumParts {
 
-    private static final Log logger = LogFactory.getLog(QuorumLockService.class); // logged as the service
+    /** The service's log. */
+    private final Log logger;
 
     final QuorumMasters masters;
 
@@ -42,7 +42,8 @@ final class QuorumParts {
 
     volatile boolean closed;
 
-    QuorumParts(QuorumMasters masters, LockEventListener listener) {
+    QuorumParts(QuorumMasters masters, LockEventListener listener, Log logger) {
+        this.logger = logger;
         this.masters = masters;
         this.fence = new QuorumFence(masters);
         this.listener = listener;
@@ -79,7 +80,7 @@ final class QuorumParts {
         int quorum = this.masters.quorum;
         if (released >= quorum) {
             Listeners.emit(this.listener,
-                    new LockEvent.Released(handle, AbstractLockService.since(handle.acquiredNanos)));
+                    new LockEvent.Released(handle, Durations.since(handle.acquiredNanos)));
             return;
         }
         String counts = "released on " + released + " of its " + handle.members.size() + " masters, " + quorum
@@ -108,7 +109,7 @@ final class QuorumParts {
 
     /** Follows the hold's member locks: once fewer than a quorum are left, reports the hold lost. */
     void watch(QuorumHold hold) {
-        for (Member member : hold.members) {
+        for (QuorumMember member : hold.members) {
             member.handle().onLeaseLost(reason -> {
                 LeaseLostException quorumLost = hold.memberLost(member, reason);
                 if (quorumLost != null) {
@@ -122,7 +123,7 @@ final class QuorumParts {
     private void quorumLost(QuorumHold hold, LeaseLostException reason) {
         this.holds.remove(hold.holdKey, hold);
         logger.warn(reason.getMessage());
-        List<QuorumHandle> handles = hold.openHandles();
+        List<AbstractLockHandle> handles = hold.openHandles();
         if (!handles.isEmpty()) {
             Listeners.emit(this.listener, new LockEvent.LeaseLost(handles.get(0), reason));
         }

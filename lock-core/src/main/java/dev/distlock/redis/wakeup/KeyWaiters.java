@@ -3,6 +3,9 @@ package dev.distlock.redis.wakeup;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.distlock.redis.script.LockType.WakeUp;
 
@@ -18,7 +21,7 @@ final class KeyWaiters {
 
     public volatile boolean subscribed;
 
-    private final ArrayDeque<Waiter> queue = new ArrayDeque<>(); // guarded by this
+    private final ArrayDeque<Entry> queue = new ArrayDeque<>(); // guarded by this
 
     private int users; // guarded by this
 
@@ -29,6 +32,43 @@ final class KeyWaiters {
     KeyWaiters(String channel, WakeUp wakeUp) {
         this.channel = channel;
         this.wakeUp = wakeUp;
+    }
+
+    /** One waiting thread, or one non-blocking acquisition told by a callback: its place and its signal. */
+    static final class Entry {
+
+        final String name;
+
+        /** The waiting thread; null for a non-blocking waiter. */
+        private final @Nullable Thread thread;
+
+        /** Told of each signal instead of a thread; runs on the signalling thread, so it must not block. */
+        private final @Nullable Runnable onSignal;
+
+        volatile boolean signalled;
+
+        /** Whether the current attempt follows a wake-up: it was signalled when armed. */
+        boolean wokenAttempt; // guarded by the KeyWaiters
+
+        boolean queued; // guarded by the KeyWaiters
+
+        /** An entry for the calling thread, or, with {@code onSignal}, for a non-blocking acquisition. */
+        Entry(String name, @Nullable Runnable onSignal) {
+            this.name = name;
+            this.onSignal = onSignal;
+            this.thread = (onSignal == null) ? Thread.currentThread() : null;
+        }
+
+        /** Wakes the thread, or tells the callback; called after {@link #signalled} was set. */
+        void unpark() {
+            Runnable callback = this.onSignal;
+            if (callback != null) {
+                callback.run();
+            }
+            else {
+                LockSupport.unpark(this.thread);
+            }
+        }
     }
 
     /**
@@ -50,9 +90,9 @@ final class KeyWaiters {
     }
 
     void signalNamed(String name) {
-        Waiter named = null;
+        Entry named = null;
         synchronized (this) {
-            for (Waiter waiter : this.queue) {
+            for (Entry waiter : this.queue) {
                 if (waiter.name.equals(name)) {
                     named = waiter;
                     break;
@@ -81,7 +121,7 @@ final class KeyWaiters {
      * place at the front ({@link WakeUp#PERMITS}), so that a caller taking the freed permits first does not send the
      * longest waiter to the back.
      */
-    public synchronized void arm(Waiter waiter) {
+    synchronized void arm(Entry waiter) {
         waiter.wokenAttempt = waiter.signalled;
         waiter.signalled = false;
         if (!waiter.queued) {
@@ -96,7 +136,7 @@ final class KeyWaiters {
     }
 
     void signalOne() {
-        Waiter waiter;
+        Entry waiter;
         synchronized (this) {
             waiter = this.queue.pollFirst();
             if (waiter == null) {
@@ -109,16 +149,16 @@ final class KeyWaiters {
     }
 
     void signalEveryone() {
-        List<Waiter> woken;
+        List<Entry> woken;
         synchronized (this) {
             woken = new ArrayList<>(this.queue);
             this.queue.clear();
-            for (Waiter waiter : woken) {
+            for (Entry waiter : woken) {
                 waiter.queued = false;
                 waiter.signalled = true;
             }
         }
-        for (Waiter waiter : woken) {
+        for (Entry waiter : woken) {
             waiter.unpark();
         }
     }
@@ -130,7 +170,7 @@ final class KeyWaiters {
      * the next release's message; the next waiter takes permits too (and passes on), or is refused, which sets the
      * mark again. A release of k permits thus wakes at most 2k waiters, never all, and loses no wake-up.
      */
-    void leave(Waiter waiter, boolean acquired) {
+    void leave(Entry waiter, boolean acquired) {
         int passOn = 0;
         synchronized (this) {
             if (waiter.queued) {

@@ -108,7 +108,7 @@ public final class ReleaseSubscriptions implements ChannelSubscriber.Listener, A
             KeyWaiters waiters = this.waitersByChannel.computeIfAbsent(channel,
                     newChannel -> new KeyWaiters(newChannel, wakeUp));
             if (waiters.join()) {
-                return new Waiter(this, waiters, name, onSignal);
+                return new Waiter(waiters, new KeyWaiters.Entry(name, onSignal), () -> subscribe(waiters, true));
             }
             // closed by the sweeper between lookup and join: take the fresh one
         }

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class SubscriptionConnection {
 
-    private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
+    private static final Log logger = LogFactory.getLog(SubscriptionConnection.class);
 
     /** Opens the subscriber on first use; null for the polling wait strategy, which never subscribes. */
     private final @Nullable Function<ChannelSubscriber.Listener, ChannelSubscriber> subscribers;

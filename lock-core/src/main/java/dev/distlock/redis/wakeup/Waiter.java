@@ -2,8 +2,6 @@ package dev.distlock.redis.wakeup;
 
 import java.util.concurrent.locks.LockSupport;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One waiting thread, or one non-blocking acquisition told by a callback. Armed before each attempt, so a release
  * between attempt and sleep is not missed.
@@ -12,29 +10,15 @@ public final class Waiter {
 
     final KeyWaiters waiters;
 
-    final String name;
+    final KeyWaiters.Entry entry;
 
-    /** The waiting thread; null for a non-blocking waiter. */
-    final @Nullable Thread thread;
+    /** Tries once more to subscribe the waiters' channel, unless that is not worth trying now. */
+    private final Runnable resubscribe;
 
-    /** Told of each signal instead of a thread; runs on the signalling thread, so it must not block. */
-    private final @Nullable Runnable onSignal;
-
-    volatile boolean signalled;
-
-    /** Whether the current attempt follows a wake-up: it was signalled when armed. */
-    boolean wokenAttempt; // guarded by waiters
-
-    boolean queued; // guarded by waiters
-
-    private final ReleaseSubscriptions subscriptions;
-
-    Waiter(ReleaseSubscriptions subscriptions, KeyWaiters waiters, String name, @Nullable Runnable onSignal) {
-        this.subscriptions = subscriptions;
+    Waiter(KeyWaiters waiters, KeyWaiters.Entry entry, Runnable resubscribe) {
         this.waiters = waiters;
-        this.name = name;
-        this.onSignal = onSignal;
-        this.thread = (onSignal == null) ? Thread.currentThread() : null;
+        this.entry = entry;
+        this.resubscribe = resubscribe;
     }
 
     /** Whether a release message will wake this waiter now (never subscribes). */
@@ -48,13 +32,13 @@ public final class Waiter {
      */
     public boolean subscribed() {
         if (!this.waiters.subscribed) {
-            this.subscriptions.subscribe(this.waiters, true);
+            this.resubscribe.run();
         }
         return this.waiters.subscribed;
     }
 
     public void arm() {
-        this.waiters.arm(this);
+        this.waiters.arm(this.entry);
     }
 
     /**
@@ -64,7 +48,7 @@ public final class Waiter {
      */
     public boolean await(long nanos) {
         long deadline = System.nanoTime() + nanos;
-        while (!this.signalled) {
+        while (!this.entry.signalled) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 break;
@@ -79,22 +63,11 @@ public final class Waiter {
 
     /** Ends the current or next {@link #await} early, as a release would. */
     public void wake() {
-        this.signalled = true;
-        unpark();
-    }
-
-    /** Wakes the thread, or tells the callback; called after {@link #signalled} was set. */
-    void unpark() {
-        Runnable callback = this.onSignal;
-        if (callback != null) {
-            callback.run();
-        }
-        else {
-            LockSupport.unpark(this.thread);
-        }
+        this.entry.signalled = true;
+        this.entry.unpark();
     }
 
     public void finish(boolean acquired) {
-        this.waiters.leave(this, acquired);
+        this.waiters.leave(this.entry, acquired);
     }
 }

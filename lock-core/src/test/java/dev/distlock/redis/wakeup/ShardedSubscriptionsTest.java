@@ -93,7 +93,7 @@ class ShardedSubscriptionsTest {
                 waiter.arm();
                 assertThat(owner.call("SPUBLISH", channels.get(i), "another-service")).isEqualTo("1");
                 assertThat(waiter.await(TimeUnit.SECONDS.toNanos(10))).isTrue();
-                assertThat(waiter.signalled).isTrue();
+                assertThat(waiter.entry.signalled).isTrue();
                 assertThat(received).as("the sharded message arrived").contains(channels.get(i) + " another-service");
                 waiter.finish(true);
             }

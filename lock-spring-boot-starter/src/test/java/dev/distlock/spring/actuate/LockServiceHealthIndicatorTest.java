@@ -12,7 +12,6 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.redis.RedisLockServiceBuilder;
 import dev.distlock.spring.BootHealth;
 import dev.distlock.spring.LockContexts;
 import dev.distlock.test.Await;
@@ -29,6 +28,9 @@ class LockServiceHealthIndicatorTest {
 
     /** Generous room above a documented bound for a loaded 2-core machine; far below Boot's 60 s command timeout. */
     private static final Duration SLACK = Duration.ofMillis(1500);
+
+    /** The lock call timeout of the outage cases (distlock.redis.call-timeout), half its default so they end sooner. */
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
 
     @Test
     void aWatchdogThatFallsBehindTurnsHealthDownWhileRedisStillAnswers(RedisNode redis) {
@@ -83,6 +85,7 @@ class LockServiceHealthIndicatorTest {
      */
     private static void outage(RedisNode redis, Runnable fault, Runnable repair) {
         LockContexts.runner(redis)
+            .withPropertyValues("distlock.redis.call-timeout=" + CALL_TIMEOUT.toMillis() + "ms")
             .withConfiguration(AutoConfigurations.of(BootHealth.autoConfigurations()))
             .run(context -> {
                 LockService locks = context.getBean(LockService.class);
@@ -103,7 +106,7 @@ class LockServiceHealthIndicatorTest {
                     assertThatThrownBy(() -> locks.tryAcquire("booking:7", waiting))
                         .isInstanceOf(LockUnavailableException.class);
                     assertThat(since(start)).as("a lock call fails within the lock call timeout")
-                        .isLessThan(RedisLockServiceBuilder.DEFAULT_CALL_TIMEOUT.plus(SLACK));
+                        .isLessThan(CALL_TIMEOUT.plus(SLACK));
                 }
                 finally {
                     repair.run();
