@@ -35,17 +35,17 @@ final class PipelinedRound {
 
     private final LeaseWatchdog watchdog;
 
-    private final String leaseMillis;
+    private final long leaseNanos;
 
     /** How long the round waits for any one answer (the client's own timeout bounds each call before that). */
     private final long answerNanos;
 
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
-    PipelinedRound(LeaseWatchdog watchdog, String leaseMillis, long answerNanos,
+    PipelinedRound(LeaseWatchdog watchdog, long leaseNanos, long answerNanos,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.watchdog = watchdog;
-        this.leaseMillis = leaseMillis;
+        this.leaseNanos = leaseNanos;
         this.answerNanos = answerNanos;
         this.replicaAcknowledgement = replicaAcknowledgement;
     }
@@ -107,7 +107,7 @@ final class PipelinedRound {
 
     private CompletableFuture<int[]> send(List<Hold> batch) {
         try {
-            return batch.get(0).type().renewAsync(batch, this.leaseMillis);
+            return batch.get(0).type().renewAsync(batch, this.leaseNanos);
         }
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);

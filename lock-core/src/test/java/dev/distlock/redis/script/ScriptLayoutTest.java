@@ -26,10 +26,10 @@ class ScriptLayoutTest {
     /** Every script the lock runs, by file: the Java layouts, which {@link ScriptLayout#load} checked on loading. */
     private static Map<String, ScriptLayout<?>> javaLayouts() {
         Map<String, ScriptLayout<?>> layouts = new TreeMap<>();
-        for (ScriptLayout<?> layout : List.of(LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.HAND_OFF,
-                LockScripts.RENEW, LockScripts.ACCESS_CHECK, FairLock.ACQUIRE, FairLock.RELEASE, FairLock.LEAVE,
-                ReadLock.ACQUIRE, ReadLock.RELEASE, ReadLock.RENEW, WriteLock.ACQUIRE, WriteLock.WITHDRAW,
-                SemaphoreLock.ACQUIRE, SemaphoreLock.RELEASE, SemaphoreLock.LEAVE, SemaphoreLock.RENEW,
+        for (ScriptLayout<?> layout : List.of(Scripts.ACQUIRE, Scripts.RELEASE, Scripts.HAND_OFF,
+                Scripts.RENEW, Scripts.ACCESS_CHECK, Scripts.FAIR_ACQUIRE, Scripts.FAIR_RELEASE, Scripts.FAIR_LEAVE,
+                Scripts.READ_ACQUIRE, Scripts.READ_RELEASE, Scripts.READ_RENEW, Scripts.WRITE_ACQUIRE, Scripts.WRITE_WITHDRAW,
+                Scripts.SEM_ACQUIRE, Scripts.SEM_RELEASE, Scripts.SEM_LEAVE, Scripts.SEM_RENEW,
                 // dev.distlock.redis.quorum.QuorumNode's, loaded the same way
                 ScriptLayout.load("quorum-fence.lua", Long.class, ScriptArgument.OWNER_TOKEN,
                         ScriptArgument.RAISE_TO, ScriptArgument.TOKEN_RETENTION_MILLIS))) {
@@ -72,25 +72,25 @@ class ScriptLayoutTest {
 
     @Test
     void sharedArgumentsKeepOnePositionInEachFamily() {
-        for (ScriptLayout<?> grant : List.of(LockScripts.ACQUIRE, FairLock.ACQUIRE, ReadLock.ACQUIRE,
-                WriteLock.ACQUIRE, SemaphoreLock.ACQUIRE)) {
-            assertThat(grant.arguments().subList(0, LockScripts.GRANT_ARGUMENTS.size())).as(grant.file())
-                .isEqualTo(LockScripts.GRANT_ARGUMENTS);
+        for (ScriptLayout<?> grant : List.of(Scripts.ACQUIRE, Scripts.FAIR_ACQUIRE, Scripts.READ_ACQUIRE,
+                Scripts.WRITE_ACQUIRE, Scripts.SEM_ACQUIRE)) {
+            assertThat(grant.arguments().subList(0, Scripts.GRANT_ARGUMENTS.size())).as(grant.file())
+                .isEqualTo(Scripts.GRANT_ARGUMENTS);
         }
-        for (ScriptLayout<?> release : List.of(LockScripts.RELEASE, FairLock.RELEASE, ReadLock.RELEASE,
-                SemaphoreLock.RELEASE)) {
-            assertThat(release.arguments().subList(0, LockScripts.RELEASE_ARGUMENTS.size())).as(release.file())
-                .isEqualTo(LockScripts.RELEASE_ARGUMENTS);
+        for (ScriptLayout<?> release : List.of(Scripts.RELEASE, Scripts.FAIR_RELEASE, Scripts.READ_RELEASE,
+                Scripts.SEM_RELEASE)) {
+            assertThat(release.arguments().subList(0, Scripts.RELEASE_ARGUMENTS.size())).as(release.file())
+                .isEqualTo(Scripts.RELEASE_ARGUMENTS);
         }
         // the token retention, wherever a grant script takes it, and the place lease of the two waiting-place scripts
-        assertThat(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
-            .isEqualTo(WriteLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
-        assertThat(SemaphoreLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
-            .isEqualTo(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+        assertThat(Scripts.READ_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
+            .isEqualTo(Scripts.WRITE_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+        assertThat(Scripts.SEM_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
+            .isEqualTo(Scripts.READ_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
         // the release message, wherever a release script takes it
-        for (ScriptLayout<?> release : List.of(ReadLock.RELEASE, SemaphoreLock.RELEASE)) {
+        for (ScriptLayout<?> release : List.of(Scripts.READ_RELEASE, Scripts.SEM_RELEASE)) {
             assertThat(release.arguments().indexOf(ScriptArgument.MESSAGE)).as(release.file())
-                .isEqualTo(LockScripts.RELEASE.arguments().indexOf(ScriptArgument.MESSAGE));
+                .isEqualTo(Scripts.RELEASE.arguments().indexOf(ScriptArgument.MESSAGE));
         }
     }
 
@@ -110,7 +110,7 @@ class ScriptLayoutTest {
 
     @Test
     void theArgumentsAreNamedInTheScriptAndEachIncludeAppearsOnce() {
-        String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        String acquire = Scripts.ACQUIRE.script().getScriptAsString();
         assertThat(acquire).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, REENTRY, "
                 + "RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]");
         assertThat(acquire).doesNotContain("--#");
@@ -133,7 +133,7 @@ class ScriptLayoutTest {
     void aLockCyclesAcquireAndReleaseDefineNoFunctionOnlyOtherPathsUse() {
         // a closure per function definition a call runs: a re-entry's, a delayed release's and a fresh key's
         // functions sit in their branches, and the release's other paths' after the common path's return
-        String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        String acquire = Scripts.ACQUIRE.script().getScriptAsString();
         int reentryBranch = acquire.indexOf("if owner == OWNER_TOKEN then");
         assertThat(reentryBranch).isPositive();
         assertThat(acquire.indexOf("local function reenter(")).isGreaterThan(reentryBranch);
@@ -144,7 +144,7 @@ class ScriptLayoutTest {
         int delayedReleaseBranch = acquire.indexOf("if owner == '(released)' then");
         assertThat(delayedReleaseBranch).isPositive();
         assertThat(acquire.indexOf("local function heldFor(")).isGreaterThan(delayedReleaseBranch);
-        String release = LockScripts.RELEASE.script().getScriptAsString();
+        String release = Scripts.RELEASE.script().getScriptAsString();
         int commonPathEnd = release.indexOf("\n  return 1\nend\n");
         assertThat(commonPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
         assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(commonPathEnd);
