@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,29 @@ class ScriptLayoutTest {
             layouts.put(layout.file(), layout);
         }
         return layouts;
+    }
+
+    @Test
+    void durationsFlagsAndNumbersBecomeRedisTextWhereTheArgumentsAreBuilt() {
+        Object[] args = handOffArguments(Duration.ofMillis(30_000).toNanos() + 999_999); // whole ms only
+        assertThat(args).containsExactly("a", "1", "42", "b", "1", "30000", "1", "0", "60000");
+        Object[] again = handOffArguments(Duration.ofSeconds(30).toNanos());
+        assertThat(again[5]).as("a service's fixed lease is formatted once, not per call").isSameAs(args[5]);
+        assertThat(again[8]).as("and so is its token retention").isSameAs(args[8]);
+    }
+
+    private static Object[] handOffArguments(long leaseNanos) {
+        return Scripts.HAND_OFF.newArguments()
+            .set(ScriptArgument.OWNER_TOKEN, "a")
+            .set(ScriptArgument.HOLD_ID, "1")
+            .set(ScriptArgument.FENCING_TOKEN, 42L)
+            .set(ScriptArgument.NEW_OWNER_TOKEN, "b")
+            .set(ScriptArgument.NEW_HOLD_ID, "1")
+            .setMillis(ScriptArgument.LEASE_MILLIS, leaseNanos)
+            .set(ScriptArgument.WATCHDOG, true)
+            .set(ScriptArgument.LAST_OF_RUN, false)
+            .setMillis(ScriptArgument.TOKEN_RETENTION_MILLIS, Duration.ofMinutes(1))
+            .toArray();
     }
 
     @Test
