@@ -47,7 +47,7 @@ class ModulePathTest {
         controller.addExports(core, "dev.distlock.redis.script", getClass().getModule());
 
         ClassLoader loader = controller.layer().findLoader("dev.distlock");
-        Class<?> scripts = loader.loadClass("dev.distlock.redis.script.LockScripts");
+        Class<?> scripts = loader.loadClass("dev.distlock.redis.script.Scripts");
         assertThat(scripts.getModule()).isSameAs(core);
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();

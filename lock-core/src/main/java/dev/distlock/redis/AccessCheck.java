@@ -22,6 +22,9 @@ final class AccessCheck {
 
     static final String PROBE_KEY = RedisLockService.ACCESS_CHECK_KEY;
 
+    /** The probe lock's lease: 5 s. */
+    private static final long PROBE_LEASE_NANOS = 5_000_000_000L;
+
     private AccessCheck() {
     }
 
@@ -54,10 +57,10 @@ final class AccessCheck {
                 Hold probe = new Hold(new HoldKey(ownerToken, PROBE_KEY, entry.getKey()), type,
                         type.releaseChannel(PROBE_KEY), ownerToken);
                 type.checkAccess(probe); // names the first command refused, before any script could refuse one
-                long token = type.acquire(probe, new LockType.Grant("1", "5000", true, false, true));
+                long token = type.acquire(probe, new LockType.Grant("1", PROBE_LEASE_NANOS, true, false, true));
                 if (token > 0) {
-                    type.renew(List.of(probe), "5000");
-                    type.release(probe, new LockType.Release("1", token, true, "0"));
+                    type.renew(List.of(probe), PROBE_LEASE_NANOS);
+                    type.release(probe, new LockType.Release("1", token, true, 0));
                 }
                 type.leave(probe);
                 type.context.scripts().delete(type.keys(probe)); // no probe key outlives the check

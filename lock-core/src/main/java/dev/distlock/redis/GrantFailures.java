@@ -14,7 +14,7 @@ import dev.distlock.LockInterruptedException;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseHolder;
-import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.ScriptReplies;
 import dev.distlock.redis.script.LockType;
 
 /**
@@ -136,8 +136,8 @@ final class GrantFailures {
 
     /** Releases the grant; when that frees the lock, this service's waiters hear of it as after any release. */
     private void undo() {
-        long reply = this.hold.type().release(this.hold, new LockType.Release(this.holdId, 0, this.watchdog, "0"));
-        if (reply == LockScripts.FREED) {
+        long reply = this.hold.type().release(this.hold, new LockType.Release(this.holdId, 0, this.watchdog, 0));
+        if (reply == ScriptReplies.FREED) {
             this.engine.freed(this.hold);
         }
     }

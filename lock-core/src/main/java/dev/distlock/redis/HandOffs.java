@@ -11,7 +11,7 @@ import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.redis.lease.ReplicaAcknowledgement;
-import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.ScriptReplies;
 import dev.distlock.redis.script.LockType;
 
 /**
@@ -53,7 +53,7 @@ final class HandOffs {
     /**
      * Hands the lock of {@code handle}'s last hold to a local waiter, if one is queued.
      *
-     * @return the release script's kind of answer when the call decided the release ({@link LockScripts#FREED} for a
+     * @return the release script's kind of answer when the call decided the release ({@link ScriptReplies#FREED} for a
      * hand-off, or why the holder no longer had the lock), or null when the caller should release as usual
      * @throws DataAccessException when Redis failed on every try; the waiter waits on with a new owner token, and a
      * grant to its old one is undone
@@ -70,7 +70,7 @@ final class HandOffs {
         }
         boolean atBound = queue.runAtBound(this.maxRun, this.maxRunNanos);
         String holdId = next.hold.nextHoldId();
-        LockType.Grant grant = new LockType.Grant(holdId, next.leaseMillis, next.watchdog, false, true);
+        LockType.Grant grant = new LockType.Grant(holdId, next.leaseNanos, next.watchdog, false, true);
         long sentNanos = System.nanoTime();
         long reply;
         try {
@@ -83,17 +83,17 @@ final class HandOffs {
         }
         if (reply <= 0) {
             queue.giveBack(next, false);
-            if (reply == LockScripts.OTHERS_WAIT) {
+            if (reply == ScriptReplies.OTHERS_WAIT) {
                 queue.yieldToOthers(hold);
                 return null;
             }
-            return (reply == LockScripts.OTHER_HOLDS_REMAIN) ? null : reply;
+            return (reply == ScriptReplies.OTHER_HOLDS_REMAIN) ? null : reply;
         }
         if (System.nanoTime() - (sentNanos + next.leaseNanos) >= 0) {
             logger.debug("A hand-off of lock '" + hold.key() + "' arrived after the new lease ended; it lapses");
             queue.giveBack(next, true);
             queue.released(hold);
-            return LockScripts.FREED;
+            return ScriptReplies.FREED;
         }
         ReplicaAcknowledgement acknowledgement = this.engine.replicaAcknowledgement;
         if (acknowledgement != null) { // before the waiter hears: the WAIT on the hand-off's own connection
@@ -104,7 +104,7 @@ final class HandOffs {
                 new GrantFailures(this.engine, next.hold, holdId, next.watchdog)
                     .notReplicated(acknowledgement.shortfall(acknowledged), true);
                 queue.released(hold);
-                return LockScripts.FREED;
+                return ScriptReplies.FREED;
             }
         }
         RedisLockHandle granted = new RedisLockHandle(releases, next.hold, holdId, next.name, reply, sentNanos,
@@ -118,6 +118,6 @@ final class HandOffs {
         queue.handedOff(next.hold, atBound);
         next.handed(granted); // the hand-off is granted: the waiter, blocking or not, is woken with the lock
         Listeners.emit(this.listener, new LockEvent.HandedOff(handle, granted)); // after the waiter is on its way
-        return LockScripts.FREED;
+        return ScriptReplies.FREED;
     }
 }

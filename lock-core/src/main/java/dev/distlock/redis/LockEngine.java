@@ -32,6 +32,7 @@ import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
 import dev.distlock.redis.script.LockScripts;
 import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.script.LockTypes;
 import dev.distlock.redis.script.RestartGrace;
 import dev.distlock.redis.script.ShardedPubSub;
 import dev.distlock.redis.wakeup.ChannelSubscriber;
@@ -131,8 +132,8 @@ final class LockEngine {
         LockScripts scripts = new LockScripts(settings.redis, grace, (cluster && this.replicaAcknowledgement != null)
                 ? this.replicaAcknowledgement.onCluster(settings.redis) : null, settings.callTimeout,
                 !settings.shardingProxy && !evictionGuard.unreadable()); // nor SCRIPT LOAD behind a proxy
-        this.types = LockType.all(new LockType.Context(this.keys, scripts, clientId,
-                Long.toString(retention.toMillis()), Long.toString(settings.waiterLease.toMillis()), sharded));
+        this.types = LockTypes.all(new LockType.Context(this.keys, scripts, clientId, retention, settings.waiterLease,
+                sharded));
         checkTopology(settings, cluster);
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-watchdog-"));
         this.scheduler.setRemoveOnCancelPolicy(true);

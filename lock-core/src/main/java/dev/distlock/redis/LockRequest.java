@@ -200,7 +200,7 @@ abstract class LockRequest {
 
         ScriptCall call() {
             return LockRequest.this.type.acquireCall(this.hold, new LockType.Grant(this.holdId,
-                    LockRequest.this.leaseMillis, LockRequest.this.watchdog, this.reentrant, LockRequest.this.waiting));
+                    LockRequest.this.leaseNanos, LockRequest.this.watchdog, this.reentrant, LockRequest.this.waiting));
         }
 
         /**

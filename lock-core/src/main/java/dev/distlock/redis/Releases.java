@@ -23,7 +23,7 @@ import dev.distlock.internal.Durations;
 import dev.distlock.internal.Listeners;
 import dev.distlock.redis.lease.Hold;
 import dev.distlock.redis.lease.LeaseWatchdog;
-import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.ScriptReplies;
 import dev.distlock.redis.script.LockType;
 import dev.distlock.redis.script.ScriptCall;
 import dev.distlock.redis.wakeup.ReleaseSubscriptions;
@@ -150,7 +150,7 @@ final class Releases implements RedisLockHandle.Releaser {
 
     private static LockType.Release releaseOf(RedisLockHandle handle, long keepHeldMillis) {
         return new LockType.Release(handle.holdId, handle.fencingToken(), handle.renewedByWatchdog(),
-                Long.toString(keepHeldMillis));
+                TimeUnit.MILLISECONDS.toNanos(keepHeldMillis));
     }
 
     /** Redis could not be asked: reported, and the error to throw. */
@@ -184,8 +184,8 @@ final class Releases implements RedisLockHandle.Releaser {
             this.queues.released(hold); // after a hand-off, the queue names the new holder already
         }
         // An earlier try may have freed the lock with its reply lost: this service drops its own release messages
-        if ((reply == LockScripts.FREED || reply == LockScripts.ALREADY_RELEASED) && keepHeldMillis == 0
-                && (handedOff == null || handedOff != LockScripts.FREED)) { // a hand-off left nothing to wake
+        if ((reply == ScriptReplies.FREED || reply == ScriptReplies.ALREADY_RELEASED) && keepHeldMillis == 0
+                && (handedOff == null || handedOff != ScriptReplies.FREED)) { // a hand-off left nothing to wake
             this.subscriptions.signalLocal(hold.releaseChannel(), hold.type().releaseWakes());
         }
         if (reply >= 0) {
@@ -193,7 +193,7 @@ final class Releases implements RedisLockHandle.Releaser {
                     new LockEvent.Released(handle, Durations.since(handle.acquiredNanos)));
             return;
         }
-        LeaseLostException lost = (reply == LockScripts.HELD_BY_ANOTHER)
+        LeaseLostException lost = (reply == ScriptReplies.HELD_BY_ANOTHER)
                 ? new NotLockOwnerException(hold.key(), "Lock " + KeyText.quote(hold.key())
                         + " is held by another owner: this "
                         + "holder's lease (fencing token " + handle.fencingToken() + ") was lost before release")

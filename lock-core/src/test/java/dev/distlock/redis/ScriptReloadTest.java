@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.distlock.LockHandle;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.Scripts;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
@@ -88,6 +88,6 @@ class ScriptReloadTest {
     }
 
     private static String renewSha(RedisLockService locks) {
-        return LockScripts.load("renew.lua", List.class).getSha1(); // as sent: with its includes and argument names
+        return Scripts.load("renew.lua", List.class).getSha1(); // as sent: with its includes and argument names
     }
 }

@@ -19,6 +19,7 @@ import dev.distlock.redis.script.LockKeys;
 import dev.distlock.redis.script.LockScripts;
 import dev.distlock.redis.script.LockTarget;
 import dev.distlock.redis.script.LockType;
+import dev.distlock.redis.script.LockTypes;
 import dev.distlock.redis.script.RestartGrace;
 import dev.distlock.redis.script.ScriptCall;
 import dev.distlock.redis.script.ShardedPubSub;
@@ -33,6 +34,9 @@ public final class ScriptCases {
     private static final String PREFIX = "cost";
 
     private static final String LEASE = "30000";
+
+    /** {@link #LEASE} as the lock types take it. */
+    private static final long LEASE_NANOS = Duration.ofMillis(30_000).toNanos();
 
     private static final int RENEW_BATCH = 100;
 
@@ -51,10 +55,10 @@ public final class ScriptCases {
         ShardedPubSub pubSub = new ShardedPubSub(redis, PREFIX + ":{probe}:released");
         // as a service builds them: a restart grace (its marker is written once Redis is older than the grace)
         this.scripts = new LockScripts(redis, new RestartGrace(Duration.ofSeconds(1), PREFIX, false));
-        this.types = LockType.all(new LockType.Context(new LockKeys(PREFIX), this.scripts, "client-1", "60000", "6000",
-                pubSub));
-        this.typesWithoutGrace = LockType.all(new LockType.Context(new LockKeys(PREFIX), new LockScripts(redis),
-                "client-1", "60000", "6000", pubSub));
+        this.types = LockTypes.all(new LockType.Context(new LockKeys(PREFIX), this.scripts, "client-1",
+                Duration.ofMinutes(1), Duration.ofSeconds(6), pubSub));
+        this.typesWithoutGrace = LockTypes.all(new LockType.Context(new LockKeys(PREFIX), new LockScripts(redis),
+                "client-1", Duration.ofMinutes(1), Duration.ofSeconds(6), pubSub));
     }
 
     /** Every case, in the order of the report. */
@@ -76,10 +80,10 @@ public final class ScriptCases {
         cases.add(of("acquire: new grant, fixed lease", "TIME and the hold's lease end", List.of(),
                 i -> exclusive.acquireCall(holder(exclusive, i, "a"), fixed("1")), positive()));
         IntFunction<ScriptCall> reentry = i -> exclusive.acquireCall(holder(exclusive, i, "a"),
-                new LockType.Grant("2", LEASE, true, true, false));
+                new LockType.Grant("2", LEASE_NANOS, true, true, false));
         cases.add(of("acquire: re-entry", "a second hold of the owner", List.of(grant), reentry, positive()));
         IntFunction<ScriptCall> refusal = i -> exclusive.acquireCall(holder(exclusive, i, "b"),
-                new LockType.Grant("1", LEASE, true, false, true));
+                new LockType.Grant("1", LEASE_NANOS, true, false, true));
         cases.add(of("acquire: refused, caller waits", "a refusal that marks 'waiting'", List.of(grant), refusal,
                 reply -> reply < 0));
 
@@ -94,7 +98,7 @@ public final class ScriptCases {
                 List.of(grant), release, ScriptCases::keepNothing, equal(1));
         cases.add(of("release: one of two holds", "a re-entered hold's release",
                 List.of(grant, i -> exclusive.acquireCall(holder(exclusive, i, "a"),
-                        new LockType.Grant("2", LEASE, true, true, false))),
+                        new LockType.Grant("2", LEASE_NANOS, true, true, false))),
                 i -> exclusive.releaseCall(holder(exclusive, i, "a"), releaseOf("2")), equal(2)));
         IntFunction<ScriptCall> handOff = i -> exclusive.handOffCall(holder(exclusive, i, "a"), releaseOf("1"),
                 holder(exclusive, i, "b"), watched("1"), false);
@@ -185,7 +189,7 @@ public final class ScriptCases {
             }
             long all;
             if (otherScript == null) {
-                int[] renewed = type.renew(holds, LEASE);
+                int[] renewed = type.renew(holds, LEASE_NANOS);
                 all = java.util.Arrays.stream(renewed).allMatch(code -> code == 1) ? 1 : 0;
             }
             else { // the same keys and arguments (the layout did not change), another script's text
@@ -205,7 +209,7 @@ public final class ScriptCases {
     }
 
     private IntFunction<ScriptCall> refusedWaiter(LockType type) {
-        return i -> type.acquireCall(holder(type, i, "b"), new LockType.Grant("1", LEASE, true, false, true));
+        return i -> type.acquireCall(holder(type, i, "b"), new LockType.Grant("1", LEASE_NANOS, true, false, true));
     }
 
     static CostCase of(String name, String measures, List<IntFunction<ScriptCall>> setup,
@@ -225,7 +229,7 @@ public final class ScriptCases {
         }
         cases.add(of(name, measures, setup, i -> {
             ScriptCall real = call.apply(i); // the text and arguments the lock's own row sends
-            return new ScriptCall(real.scripts(), variant(real.script(), edit), real.keys(), real.args());
+            return new ScriptCall(real.runner(), variant(real.script(), edit), real.keys(), real.args());
         }, expected));
     }
 
@@ -233,7 +237,7 @@ public final class ScriptCases {
         RedisScript<Long> script = new DefaultRedisScript<>(text, Long.class);
         return of(name, measures, List.of(), i -> {
             ScriptCall shape = shapeOf.apply(i);
-            return new ScriptCall(shape.scripts(), script, shape.keys(), shape.args());
+            return new ScriptCall(shape.runner(), script, shape.keys(), shape.args());
         }, equal(1));
     }
 
@@ -268,15 +272,15 @@ public final class ScriptCases {
     }
 
     private static LockType.Grant watched(String holdId) {
-        return new LockType.Grant(holdId, LEASE, true, false, false);
+        return new LockType.Grant(holdId, LEASE_NANOS, true, false, false);
     }
 
     private static LockType.Grant fixed(String holdId) {
-        return new LockType.Grant(holdId, LEASE, false, false, false);
+        return new LockType.Grant(holdId, LEASE_NANOS, false, false, false);
     }
 
     private static LockType.Release releaseOf(String holdId) {
-        return new LockType.Release(holdId, 1, true, "0");
+        return new LockType.Release(holdId, 1, true, 0);
     }
 
     private static LongPredicate positive() {

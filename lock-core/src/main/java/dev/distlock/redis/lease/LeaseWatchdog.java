@@ -18,7 +18,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
 import dev.distlock.LockUnavailableException;
-import dev.distlock.redis.script.LockScripts;
+import dev.distlock.redis.script.ScriptReplies;
 
 /**
  * Renews the leases of every watched hold from one shared scheduler thread: each period, all holds in batches of up
@@ -41,8 +41,6 @@ public final class LeaseWatchdog {
     private final ScheduledExecutorService scheduler;
 
     private final long leaseNanos;
-
-    private final String leaseMillis;
 
     private final long intervalNanos;
 
@@ -67,13 +65,13 @@ public final class LeaseWatchdog {
         this.replicaAcknowledgement = replicaAcknowledgement;
         this.scheduler = scheduler;
         this.leaseNanos = leaseNanos;
-        this.leaseMillis = Long.toString(TimeUnit.NANOSECONDS.toMillis(leaseNanos));
         this.intervalNanos = intervalNanos;
         this.retryDelayNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), intervalNanos / 5);
         this.batching = batching;
         this.notifier = notifier;
         this.leaseLoss = leaseLoss;
-        this.pipelined = new PipelinedRound(new Outcomes(), logger, this.leaseMillis, Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
+        this.pipelined = new PipelinedRound(new Outcomes(), logger, leaseNanos,
+                Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
                 replicaAcknowledgement);
         scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
     }
@@ -180,7 +178,7 @@ public final class LeaseWatchdog {
         long sentNanos = System.nanoTime();
         int[] renewed;
         try {
-            renewed = batch.get(0).type().renew(batch, this.leaseMillis);
+            renewed = batch.get(0).type().renew(batch, this.leaseNanos);
         }
         catch (RuntimeException ex) {
             renewalFailed(batch, sentNanos, ex);
@@ -207,7 +205,7 @@ public final class LeaseWatchdog {
         long answeredNanos = System.nanoTime();
         for (int i = 0; i < renewed.length; i++) {
             Hold hold = batch.get(i);
-            if (renewed[i] == LockScripts.NOT_HELD_BY_OWNER && !hold.isFinished()) {
+            if (renewed[i] == ScriptReplies.NOT_HELD_BY_OWNER && !hold.isFinished()) {
                 this.leaseLoss.lose(hold, new LeaseLostException(hold.key(),
                         LossReasons.notHeld(hold, sentNanos, answeredNanos)));
             }
@@ -221,7 +219,7 @@ public final class LeaseWatchdog {
     private void extended(List<Hold> batch, long sentNanos, int[] renewed) {
         int count = 0;
         for (int i = 0; i < renewed.length; i++) {
-            if (renewed[i] == LockScripts.RENEWED) {
+            if (renewed[i] == ScriptReplies.RENEWED) {
                 batch.get(i).extendDeadline(sentNanos, this.leaseNanos);
                 count++;
             }

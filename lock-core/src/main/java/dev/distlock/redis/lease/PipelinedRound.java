@@ -48,18 +48,18 @@ final class PipelinedRound {
     /** The watchdog's log. */
     private final Log logger;
 
-    private final String leaseMillis;
+    private final long leaseNanos;
 
     /** How long the round waits for any one answer (the client's own timeout bounds each call before that). */
     private final long answerNanos;
 
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
-    PipelinedRound(Outcomes watchdog, Log logger, String leaseMillis, long answerNanos,
+    PipelinedRound(Outcomes watchdog, Log logger, long leaseNanos, long answerNanos,
             @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
         this.watchdog = watchdog;
         this.logger = logger;
-        this.leaseMillis = leaseMillis;
+        this.leaseNanos = leaseNanos;
         this.answerNanos = answerNanos;
         this.replicaAcknowledgement = replicaAcknowledgement;
     }
@@ -121,7 +121,7 @@ final class PipelinedRound {
 
     private CompletableFuture<int[]> send(List<Hold> batch) {
         try {
-            return batch.get(0).type().renewAsync(batch, this.leaseMillis);
+            return batch.get(0).type().renewAsync(batch, this.leaseNanos);
         }
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);

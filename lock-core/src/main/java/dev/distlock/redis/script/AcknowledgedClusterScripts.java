@@ -84,9 +84,9 @@ public final class AcknowledgedClusterScripts {
     /**
      * {@link #grant} without blocking: the script on its slot's master's connection, then, when it granted, {@code
      * WAIT} on that connection; the future completes on a Redis client thread. A failure is Lettuce's or Spring's,
-     * untranslated ({@link LockScripts} translates it).
+     * untranslated (the ScriptSender translates it).
      */
-    CompletableFuture<ScriptCall.Acknowledged> grantAsync(RedisScript<Long> script, List<String> keys,
+    CompletableFuture<ScriptRunner.Acknowledged> grantAsync(RedisScript<Long> script, List<String> keys,
             Object[] args) {
         byte[][] encodedKeys = AsyncScriptRunner.encode(keys.toArray());
         byte[][] encodedArgs = AsyncScriptRunner.encode(args);
@@ -103,7 +103,7 @@ public final class AcknowledgedClusterScripts {
         return grantAsync(cluster, uri.getHost(), uri.getPort(), script, encodedKeys, encodedArgs, 0);
     }
 
-    private CompletableFuture<ScriptCall.Acknowledged> grantAsync(
+    private CompletableFuture<ScriptRunner.Acknowledged> grantAsync(
             StatefulRedisClusterConnection<byte[], byte[]> cluster, String host, int port, RedisScript<Long> script, byte[][] keys, byte[][] args, int redirects) {
         return cluster.getConnectionAsync(host, port, ConnectionIntent.WRITE).thenCompose(node -> {
             CompletableFuture<Long> reply = node.async().<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER,
@@ -117,18 +117,18 @@ public final class AcknowledgedClusterScripts {
                     String movedTo = (unwrap(failure) instanceof RedisCommandExecutionException ex) ? movedTo(ex)
                             : null;
                     if (movedTo == null || redirects >= MOST_REDIRECTS) {
-                        return CompletableFuture.<ScriptCall.Acknowledged>failedFuture(unwrap(failure));
+                        return CompletableFuture.<ScriptRunner.Acknowledged>failedFuture(unwrap(failure));
                     }
                     int colon = movedTo.lastIndexOf(':');
                     return grantAsync(cluster, movedTo.substring(0, colon),
                             Integer.parseInt(movedTo.substring(colon + 1)), script, keys, args, redirects + 1);
                 }
                 if (granted == null || granted <= 0) {
-                    return CompletableFuture.completedFuture(new ScriptCall.Acknowledged(
+                    return CompletableFuture.completedFuture(new ScriptRunner.Acknowledged(
                             (granted != null) ? granted : 0, 0));
                 }
                 return AsyncScriptRunner.waitForReplicas(node.async(), this.replicas, this.timeoutMillis)
-                    .thenApply(acknowledged -> new ScriptCall.Acknowledged(granted, acknowledged));
+                    .thenApply(acknowledged -> new ScriptRunner.Acknowledged(granted, acknowledged));
             }).thenCompose(next -> next);
         });
     }

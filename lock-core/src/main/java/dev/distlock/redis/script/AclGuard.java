@@ -31,7 +31,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class AclGuard {
 
-    private static final Log logger = LogFactory.getLog(LockScripts.class);
+    private static final Log logger = LogFactory.getLog(AclGuard.class);
 
     /** How long {@link #decide} waits for each answer. */
     private static final long ANSWER_SECONDS = 10;

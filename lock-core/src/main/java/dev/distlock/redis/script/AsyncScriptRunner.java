@@ -144,7 +144,7 @@ final class AsyncScriptRunner {
      * {@code WAIT} failed or did not answer, 0 for a refused grant); a failure of the script as {@link #run} reports
      * it. Needs the factory's shared connection (the builder refuses acknowledgements without).
      */
-    CompletableFuture<ScriptCall.Acknowledged> runAcknowledged(RedisScript<Long> script, List<String> keys,
+    CompletableFuture<ScriptRunner.Acknowledged> runAcknowledged(RedisScript<Long> script, List<String> keys,
             Object[] args, int replicas, long timeoutMillis) {
         if (!this.shared) {
             return CompletableFuture.failedFuture(new IllegalStateException("Replica acknowledgements need the "
@@ -159,9 +159,9 @@ final class AsyncScriptRunner {
             return CompletableFuture.failedFuture(reported(ex));
         }
         return reply.thenCompose(granted -> (granted <= 0)
-                ? CompletableFuture.completedFuture(new ScriptCall.Acknowledged(granted, 0))
+                ? CompletableFuture.completedFuture(new ScriptRunner.Acknowledged(granted, 0))
                 : waitForReplicas(target, replicas, timeoutMillis)
-                    .thenApply(acknowledged -> new ScriptCall.Acknowledged(granted, acknowledged)));
+                    .thenApply(acknowledged -> new ScriptRunner.Acknowledged(granted, acknowledged)));
     }
 
     /** {@code WAIT} on {@code target}: -1 when it failed or did not answer within its timeout and a second. */

@@ -19,19 +19,21 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        return this.context.scripts().acquire(lockHash(hold), hold.ownerToken(), grant);
+        return LockCalls.acquire(this.context.scripts(), lockHash(hold), hold.ownerToken(), grant);
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return releasePlainHash(hold, HASH, release, true);
+        return LockCalls.release(this.context.scripts(), lockHash(hold), freedMark(hold, HASH), hold.ownerToken(),
+                release, hold.releaseChannel(), this.context.clientId(), this.context.tokenRetention(),
+                publishCommand(), true);
     }
 
     @Override
     public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant,
             boolean lastOfRun) {
-        return this.context.scripts().handOff(lockHash(hold), freedMark(hold, HASH), hold.ownerToken(), release,
-                next.ownerToken(), grant, lastOfRun, this.context.tokenRetentionMillis());
+        return LockCalls.handOff(this.context.scripts(), lockHash(hold), freedMark(hold, HASH), hold.ownerToken(),
+                release, next.ownerToken(), grant, lastOfRun, this.context.tokenRetention());
     }
 
     @Override
@@ -40,8 +42,8 @@ final class ExclusiveLock extends LockType {
     }
 
     @Override
-    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, HASH, leaseMillis);
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
+        return renewPlainHashes(holds, HASH, leaseNanos);
     }
 
     @Override

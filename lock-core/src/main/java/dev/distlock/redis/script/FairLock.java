@@ -1,18 +1,11 @@
 package dev.distlock.redis.script;
 
 import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
-import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
-import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
-import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
 import static dev.distlock.redis.script.ScriptArgument.PLACE_LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
-import static dev.distlock.redis.script.ScriptArgument.REENTRY;
-import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -23,15 +16,6 @@ import java.util.List;
  * (fair-acquire.lua, fair-release.lua, fair-leave.lua).
  */
 final class FairLock extends LockType {
-
-    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("fair-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, PLACE_LEASE_MILLIS, CHANNEL, PUBLISH_COMMAND);
-
-    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("fair-release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND);
-
-    static final ScriptLayout<Long> LEAVE = ScriptLayout.load("fair-leave.lua", Long.class, OWNER_TOKEN, CHANNEL,
-            PUBLISH_COMMAND);
 
     FairLock(Context context) {
         super(context);
@@ -44,35 +28,34 @@ final class FairLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        return this.context.scripts()
-            .grantCall(ACQUIRE, lockKeys(hold), hold.ownerToken(), grant,
-                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
-                        .set(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLeaseMillis() : "0")
-                        .set(CHANNEL, hold.releaseChannel())
-                        .set(PUBLISH_COMMAND, publishCommand()));
+        return LockCalls.grant(this.context.scripts(), Scripts.FAIR_ACQUIRE, lockKeys(hold),
+                LockCalls.grantArguments(Scripts.FAIR_ACQUIRE, hold.ownerToken(), grant)
+                    .setMillis(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLease() : Duration.ZERO)
+                    .set(CHANNEL, hold.releaseChannel())
+                    .set(PUBLISH_COMMAND, publishCommand()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return this.context.scripts()
-            .call(RELEASE.script(), keys(hold),
-                    LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
-                    this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand()).toArray());
+        return LockCalls.call(this.context.scripts(), Scripts.FAIR_RELEASE, keys(hold),
+                LockCalls.releaseArguments(Scripts.FAIR_RELEASE, hold.ownerToken(), release,
+                        this.context.tokenRetention(), hold.releaseChannel(), publishCommand())
+                    .toArray());
     }
 
     @Override
-    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, "fair:lock", leaseMillis);
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
+        return renewPlainHashes(holds, "fair:lock", leaseNanos);
     }
 
     @Override
     public boolean leave(LockTarget hold) {
-        this.context.scripts()
-            .run(LEAVE.script(), lockKeys(hold), LEAVE.newArguments()
-                .set(OWNER_TOKEN, hold.ownerToken())
-                .set(CHANNEL, hold.releaseChannel())
-                .set(PUBLISH_COMMAND, publishCommand())
-                .toArray());
+        LockCalls.call(this.context.scripts(), Scripts.FAIR_LEAVE, lockKeys(hold), Scripts.FAIR_LEAVE.newArguments()
+            .set(OWNER_TOKEN, hold.ownerToken())
+            .set(CHANNEL, hold.releaseChannel())
+            .set(PUBLISH_COMMAND, publishCommand())
+            .toArray())
+            .run();
         return false; // the next waiter is named in a message
     }
 

@@ -1,9 +1,8 @@
 package dev.distlock.redis.script;
 
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
@@ -39,18 +38,6 @@ public abstract class LockType {
         this.context = context;
     }
 
-    /** The lock types of a service, one per mode. */
-    public static Map<LockMode, LockType> all(Context context) {
-        Map<LockMode, LockType> types = new EnumMap<>(LockMode.class);
-        types.put(LockMode.EXCLUSIVE, new ExclusiveLock(context));
-        types.put(LockMode.READ, new ReadLock(context));
-        types.put(LockMode.WRITE, new WriteLock(context));
-        types.put(LockMode.FAIR, new FairLock(context));
-        types.put(LockMode.SEMAPHORE, new SemaphoreLock(context, false));
-        types.put(LockMode.FAIR_SEMAPHORE, new SemaphoreLock(context, true));
-        return types;
-    }
-
     public abstract String releaseChannel(String key);
 
     /** This type as one call's options ask for it: a semaphore with their limit and permits; a lock type itself. */
@@ -71,7 +58,7 @@ public abstract class LockType {
     /** The script call of {@link #acquire}, to run with or without blocking. */
     public abstract ScriptCall acquireCall(LockTarget hold, Grant grant);
 
-    /** Releases one hold: answers {@link LockScripts#FREED}, {@link LockScripts#STILL_HELD}, ... */
+    /** Releases one hold: answers {@link ScriptReplies#FREED}, {@link ScriptReplies#STILL_HELD}, ... */
     public final long release(LockTarget hold, Release release) {
         return releaseCall(hold, release).run();
     }
@@ -81,7 +68,7 @@ public abstract class LockType {
 
     /**
      * Ends the owner's last hold and grants the lock to {@code next} in one call (exclusive locks only): see
-     * {@link LockScripts#handOff}. {@code lastOfRun}: the process handed it on so often in a row that it hands it
+     * handoff.lua. {@code lastOfRun}: the process handed it on so often in a row that it hands it
      * on only when nobody else waits.
      *
      * @return the new fencing token ({@code > 0}), or a code saying why nothing was handed off
@@ -105,22 +92,24 @@ public abstract class LockType {
      * fails with NOPERM naming the first command (or the channel) the Redis user may not use.
      */
     public final void checkAccess(LockTarget probe) {
-        ScriptLayout<Long> check = LockScripts.ACCESS_CHECK;
-        this.context.scripts().run(check.script(), List.of(keys(probe).get(0)), check.newArguments()
-            .set(ScriptArgument.CHANNEL, probe.releaseChannel())
-            .set(ScriptArgument.PUBLISH_COMMAND, publishCommand())
-            .toArray());
+        ScriptLayout<Long> check = Scripts.ACCESS_CHECK;
+        new ScriptCall(this.context.scripts().runner(), check.script(), List.of(keys(probe).get(0)),
+                check.newArguments()
+                    .set(ScriptArgument.CHANNEL, probe.releaseChannel())
+                    .set(ScriptArgument.PUBLISH_COMMAND, publishCommand())
+                    .toArray())
+            .run();
     }
 
     /** Every Redis key a hold of this type may use: for removing the start-up check's probe lock. */
     public abstract List<String> keys(LockTarget hold);
 
     /**
-     * Renews a batch of holds of this type in one slot: per hold, {@link LockScripts#RENEWED},
-     * {@link LockScripts#NOT_HELD_BY_OWNER} or {@link LockScripts#NOT_RENEWED}.
+     * Renews a batch of holds of this type in one slot: per hold, {@link ScriptReplies#RENEWED},
+     * {@link ScriptReplies#NOT_HELD_BY_OWNER} or {@link ScriptReplies#NOT_RENEWED}.
      */
-    public final int[] renew(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewal(holds, leaseMillis).run();
+    public final int[] renew(List<? extends LockTarget> holds, long leaseNanos) {
+        return renewal(holds, leaseNanos).run();
     }
 
     /**
@@ -128,8 +117,8 @@ public abstract class LockType {
      * many batches are in flight at once; only where {@link #renewsAsync()}. The future completes on a Redis client
      * thread.
      */
-    public final CompletableFuture<int[]> renewAsync(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewal(holds, leaseMillis).runAsync();
+    public final CompletableFuture<int[]> renewAsync(List<? extends LockTarget> holds, long leaseNanos) {
+        return renewal(holds, leaseNanos).runAsync();
     }
 
     /** Whether {@link #renewAsync} can run: on the Lettuce factory's shared connection, see RenewalScripts. */
@@ -138,7 +127,7 @@ public abstract class LockType {
     }
 
     /** The script call that renews a batch of holds of this type in one slot. */
-    abstract RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis);
+    abstract RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos);
 
     /**
      * A waiter gives up without the lock: gives up the place it kept in Redis, if the type keeps one.
@@ -181,25 +170,15 @@ public abstract class LockType {
         return name(hold, suffix + ":freed");
     }
 
-    /**
-     * release.lua on a hold whose lock is a hash with the plain lock's layout at {@code <prefix>:{key}:<suffix>};
-     * {@code publishOnlyToWaiters} when every waiter elsewhere marks its refusal (acquire.lua does).
-     */
-    final ScriptCall releasePlainHash(LockTarget hold, String suffix, Release release, boolean publishOnlyToWaiters) {
-        return this.context.scripts().release(name(hold, suffix), freedMark(hold, suffix), hold.ownerToken(), release,
-                hold.releaseChannel(), this.context.clientId(), this.context.tokenRetentionMillis(), publishCommand(),
-                publishOnlyToWaiters);
-    }
-
     /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final RenewalScripts.Call renewPlainHashes(List<? extends LockTarget> holds, String suffix, String leaseMillis) {
+    final RenewalScripts.Call renewPlainHashes(List<? extends LockTarget> holds, String suffix, long leaseNanos) {
         List<String> hashes = new ArrayList<>(holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (LockTarget hold : holds) {
             hashes.add(name(hold, suffix));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewals().batch(LockScripts.RENEW, hashes, tokens, leaseMillis);
+        return this.context.scripts().renewals().batch(Scripts.RENEW, hashes, tokens, leaseNanos);
     }
 
     /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */
@@ -211,25 +190,13 @@ public abstract class LockType {
      * One acquisition's request.
      *
      * @param holdId the acquisition's id within its hold, so that a retried call never counts twice
-     * @param leaseMillis its lease
+     * @param leaseNanos its lease
      * @param watchdog whether the watchdog renews it (otherwise the lease is fixed)
      * @param reentry whether it re-enters the owner's open hold, which it may only do while Redis still has that hold
      * @param waiting whether the caller waits if refused, so that it keeps a place in Redis (a queue place or a
      * write intent) where the type has one
      */
-    public record Grant(String holdId, String leaseMillis, boolean watchdog, boolean reentry, boolean waiting) {
-
-        String watchdogFlag() {
-            return flag(this.watchdog);
-        }
-
-        String reentryFlag() {
-            return flag(this.reentry);
-        }
-
-        String waitingFlag() {
-            return flag(this.waiting);
-        }
+    public record Grant(String holdId, long leaseNanos, boolean watchdog, boolean reentry, boolean waiting) {
     }
 
     /**
@@ -239,21 +206,18 @@ public abstract class LockType {
      * @param fencingToken the token of the owner's grant, which recognises a retried release after others took the
      * lock
      * @param watchdog whether the watchdog renewed the acquisition
-     * @param keepHeldMillis "0" to free the lock now, else how long to keep it held when this is the owner's last hold
+     * @param keepHeldNanos 0 to free the lock now, else how long to keep it held when this is the owner's last hold
      */
-    public record Release(String holdId, long fencingToken, boolean watchdog, String keepHeldMillis) {
-
-        String watchdogFlag() {
-            return flag(this.watchdog);
-        }
+    public record Release(String holdId, long fencingToken, boolean watchdog, long keepHeldNanos) {
     }
 
-    static String flag(boolean value) {
-        return value ? "1" : "0";
-    }
-
-    /** What every lock type of one service needs. */
-    public record Context(LockKeys keys, LockScripts scripts, String clientId, String tokenRetentionMillis,
-            String waiterLeaseMillis, ShardedPubSub pubSub) {
+    /**
+     * What every lock type of one service needs.
+     *
+     * @param tokenRetention how long the last fencing token, or a released hold's mark, outlives a free lock
+     * @param waiterLease how long a waiter's place (a fair queue place, a write intent) lasts unless refreshed
+     */
+    public record Context(LockKeys keys, LockScripts scripts, String clientId, Duration tokenRetention,
+            Duration waiterLease, ShardedPubSub pubSub) {
     }
 }

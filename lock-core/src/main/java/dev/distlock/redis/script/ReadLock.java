@@ -1,17 +1,7 @@
 package dev.distlock.redis.script;
 
-import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
-import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
-import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
-import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
-import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
-import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
-import static dev.distlock.redis.script.ScriptArgument.REENTRY;
-import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,16 +20,6 @@ import dev.distlock.LockMode;
  */
 final class ReadLock extends LockType {
 
-    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("read-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, TOKEN_RETENTION_MILLIS);
-
-    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("read-release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE);
-
-    @SuppressWarnings("rawtypes")
-    static final ScriptLayout<List> RENEW = ScriptLayout.load("read-renew.lua", List.class, LEASE_MILLIS,
-            OWNER_TOKEN);
-
     ReadLock(Context context) {
         super(context);
     }
@@ -51,25 +31,23 @@ final class ReadLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        return this.context.scripts()
-            .grantCall(ACQUIRE, List.of(readers(hold), reader(hold), name(hold, "rw:write"),
-                    name(hold, "rw:intent"), name(hold, "rw:fence")), hold.ownerToken(), grant,
-                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
-                        .set(TOKEN_RETENTION_MILLIS, this.context.tokenRetentionMillis()));
+        return LockCalls.grant(this.context.scripts(), Scripts.READ_ACQUIRE, List.of(readers(hold), reader(hold),
+                name(hold, "rw:write"), name(hold, "rw:intent"), name(hold, "rw:fence")),
+                LockCalls.grantArguments(Scripts.READ_ACQUIRE, hold.ownerToken(), grant)
+                    .setMillis(TOKEN_RETENTION_MILLIS, this.context.tokenRetention()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return this.context.scripts()
-            .call(RELEASE.script(), List.of(readers(hold), reader(hold)),
-                    LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
-                            this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand())
-                        .set(MESSAGE, this.context.clientId())
-                        .toArray());
+        return LockCalls.call(this.context.scripts(), Scripts.READ_RELEASE, List.of(readers(hold), reader(hold)),
+                LockCalls.releaseArguments(Scripts.READ_RELEASE, hold.ownerToken(), release,
+                        this.context.tokenRetention(), hold.releaseChannel(), publishCommand())
+                    .set(MESSAGE, this.context.clientId())
+                    .toArray());
     }
 
     @Override
-    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
         List<String> keys = new ArrayList<>(2 * holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (LockTarget hold : holds) {
@@ -77,7 +55,7 @@ final class ReadLock extends LockType {
             keys.add(reader(hold));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewals().batch(RENEW, keys, tokens, leaseMillis);
+        return this.context.scripts().renewals().batch(Scripts.READ_RENEW, keys, tokens, leaseNanos);
     }
 
     @Override

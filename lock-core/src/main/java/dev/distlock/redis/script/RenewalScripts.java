@@ -41,19 +41,19 @@ final class RenewalScripts {
         return this.sender.sendsBatches();
     }
 
-    /** Runs renew.lua: per lock, {@link LockScripts#RENEWED}, {@link LockScripts#NOT_HELD_BY_OWNER}, ... */
-    int[] renew(List<String> lockHashes, List<String> ownerTokens, String leaseMillis) {
-        return batch(LockScripts.RENEW, lockHashes, ownerTokens, leaseMillis).run();
+    /** Runs renew.lua: per lock, {@link ScriptReplies#RENEWED}, {@link ScriptReplies#NOT_HELD_BY_OWNER}, ... */
+    int[] renew(List<String> lockHashes, List<String> ownerTokens, long leaseNanos) {
+        return batch(Scripts.RENEW, lockHashes, ownerTokens, leaseNanos).run();
     }
 
     /**
      * A call of a renewal script that takes the lease then one owner token per lock, and answers per lock
-     * {@link LockScripts#RENEWED}, {@link LockScripts#NOT_HELD_BY_OWNER} or {@link LockScripts#NOT_RENEWED}.
+     * {@link ScriptReplies#RENEWED}, {@link ScriptReplies#NOT_HELD_BY_OWNER} or {@link ScriptReplies#NOT_RENEWED}.
      */
     @SuppressWarnings("rawtypes")
-    Call batch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, String leaseMillis) {
+    Call batch(ScriptLayout<List> layout, List<String> keys, List<String> ownerTokens, long leaseNanos) {
         ScriptLayout<List>.Arguments arguments = layout.arguments(ownerTokens.size());
-        arguments.set(LEASE_MILLIS, leaseMillis);
+        arguments.setMillis(LEASE_MILLIS, leaseNanos);
         for (int i = 0; i < ownerTokens.size(); i++) {
             arguments.setAt(OWNER_TOKEN, i, ownerTokens.get(i));
         }

@@ -23,7 +23,7 @@ public final class RestartGrace {
 
     private static final int SLOTS = 16384;
 
-    private final String graceMillis;
+    private final Duration grace;
 
     private final String prefix;
 
@@ -35,7 +35,7 @@ public final class RestartGrace {
     private volatile String @Nullable [] slotTags;
 
     public RestartGrace(Duration grace, String prefix, boolean cluster) {
-        this.graceMillis = Long.toString(grace.toMillis());
+        this.grace = grace;
         this.prefix = prefix;
         this.cluster = cluster;
         this.singleMarker = prefix + ":restart-grace";
@@ -55,8 +55,9 @@ public final class RestartGrace {
         return REFUSED - reply;
     }
 
-    String graceMillis() {
-        return this.graceMillis;
+    /** The grace, which a new grant sends as {@link ScriptArgument#RESTART_GRACE_MILLIS}. */
+    Duration grace() {
+        return this.grace;
     }
 
     /** The marker key in the slot of {@code lockName}, any Redis name of the lock (they all carry its hash tag). */

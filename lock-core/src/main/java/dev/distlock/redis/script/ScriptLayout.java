@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -217,6 +219,26 @@ public final class ScriptLayout<T> {
             return setAt(argument, 0, value);
         }
 
+        /** Sets a flag: {@code '1'} or {@code '0'}. */
+        public Arguments set(ScriptArgument argument, boolean value) {
+            return set(argument, value ? "1" : "0");
+        }
+
+        /** Sets a number (a fencing token, permits), as its decimal text. */
+        public Arguments set(ScriptArgument argument, long value) {
+            return set(argument, Long.toString(value));
+        }
+
+        /** Sets a duration given in nanoseconds as the whole milliseconds Redis takes (see {@link MillisText}). */
+        public Arguments setMillis(ScriptArgument argument, long nanos) {
+            return set(argument, MillisText.of(nanos));
+        }
+
+        /** Sets a duration as the whole milliseconds Redis takes. */
+        public Arguments setMillis(ScriptArgument argument, Duration duration) {
+            return setMillis(argument, duration.toNanos());
+        }
+
         /** Sets the {@code index}th value of a batch script's last argument ({@code ARGV[n...]}). */
         public Arguments setAt(ScriptArgument argument, int index, Object value) {
             int position = ScriptLayout.this.positions[argument.ordinal()];
@@ -236,6 +258,37 @@ public final class ScriptLayout<T> {
                 }
             }
             return this.values;
+        }
+    }
+
+    /**
+     * The one place durations become Redis's text: whole milliseconds, in decimal. A service sends a few fixed
+     * durations on every call (its watchdog lease, token retention, waiter lease, restart grace, a caller's usual
+     * lease), so their texts are kept in a small table instead of being formatted per call.
+     */
+    static final class MillisText {
+
+        private static final int SLOTS = 64;
+
+        /** Racy by design: an entry is immutable (final fields), a lost update only costs a later miss. */
+        private static final Entry[] TABLE = new Entry[SLOTS];
+
+        private MillisText() {
+        }
+
+        static String of(long nanos) {
+            long millis = TimeUnit.NANOSECONDS.toMillis(nanos);
+            int slot = (int) ((millis * 0x9E3779B97F4A7C15L) >>> 58); // the top 6 bits of a Fibonacci hash
+            Entry entry = TABLE[slot];
+            if (entry != null && entry.millis == millis) {
+                return entry.text;
+            }
+            String text = Long.toString(millis);
+            TABLE[slot] = new Entry(millis, text);
+            return text;
+        }
+
+        private record Entry(long millis, String text) {
         }
     }
 }

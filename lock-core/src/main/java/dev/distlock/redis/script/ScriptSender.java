@@ -3,9 +3,7 @@ package dev.distlock.redis.script;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.LettuceFutures;
@@ -23,9 +21,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * acknowledgements on the slot's master ({@link AcknowledgedClusterScripts}); and its script set, loaded with
  * {@code SCRIPT LOAD} when it starts.
  */
-final class ScriptSender {
+final class ScriptSender implements ScriptRunner {
 
-    private static final Log logger = LogFactory.getLog(LockScripts.class);
+    private static final Log logger = LogFactory.getLog(ScriptSender.class);
 
     private final StringRedisTemplate redis;
 
@@ -35,9 +33,6 @@ final class ScriptSender {
 
     /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
     private final @Nullable AcknowledgedClusterScripts acknowledged;
-
-    /** The grant scripts {@link #acknowledged} runs (see {@link #grants}). */
-    private final Set<RedisScript<Long>> grantScripts = ConcurrentHashMap.newKeySet();
 
     /** Whether to load the scripts with SCRIPT LOAD (see {@link #loadScripts()}). */
     private final boolean loads;
@@ -51,9 +46,10 @@ final class ScriptSender {
         this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), aclGuard::noteFailure, callTimeout,
                 this::scriptSet, loads);
     }
+
     /** The service's script set: of each script, the variant it runs (with or without the ACL guard). */
     List<RedisScript<?>> scriptSet() {
-        return LockScripts.layouts().stream().<RedisScript<?>>map(layout -> this.aclGuard.select(layout.script())).toList();
+        return Scripts.all().stream().<RedisScript<?>>map(layout -> this.aclGuard.select(layout.script())).toList();
     }
 
     /**
@@ -100,8 +96,8 @@ final class ScriptSender {
         }
     }
 
-    /** Sends a script without waiting for it; see {@link ScriptCall#runAsync()}. */
-    CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
+    @Override
+    public CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
         return this.async.run(this.aclGuard.select(script), keys, args);
     }
 
@@ -118,14 +114,14 @@ final class ScriptSender {
         return this.async.runBatch(this.aclGuard.select(script), keys, args);
     }
 
-    /** Sends a grant script and WAITs on its connection; see {@link ScriptCall#runAcknowledgedAsync}. */
-    CompletableFuture<ScriptCall.Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
+    @Override
+    public CompletableFuture<Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
             Object[] args, int replicas, long timeoutMillis) {
         RedisScript<Long> sent = this.aclGuard.select(script);
         if (this.acknowledged == null) {
             return this.async.runAcknowledged(sent, keys, args, replicas, timeoutMillis); // tells the guard
         }
-        CompletableFuture<ScriptCall.Acknowledged> reply = new CompletableFuture<>();
+        CompletableFuture<Acknowledged> reply = new CompletableFuture<>();
         this.acknowledged.grantAsync(sent, keys, args).whenComplete((acknowledged, failure) -> {
             if (failure != null) {
                 reply.completeExceptionally(this.async.failure(failure));
@@ -137,8 +133,9 @@ final class ScriptSender {
         return reply;
     }
 
-    long run(RedisScript<Long> script, List<String> keys, Object... args) {
-        boolean acknowledgedGrant = this.acknowledged != null && this.grantScripts.contains(script);
+    @Override
+    public long run(RedisScript<Long> script, List<String> keys, Object[] args) {
+        boolean acknowledgedGrant = this.acknowledged != null && Scripts.grants(script);
         RedisScript<Long> sent = this.aclGuard.select(script);
         if (!acknowledgedGrant && this.async.runsBlockingCalls()) {
             return this.async.runBlocking(sent, keys, args); // tells the guard of a failure
@@ -157,13 +154,6 @@ final class ScriptSender {
             throw new IllegalStateException("Lock scripts cannot run in a Redis pipeline or transaction");
         }
         return reply;
-    }
-
-    /** Notes a script that grants: on a Redis Cluster with replica acknowledgements, it runs with WAIT after it. */
-    void grants(RedisScript<Long> script) {
-        if (this.acknowledged != null) {
-            this.grantScripts.add(script);
-        }
     }
 
     /** See LockScripts#waitForReplicas. */

@@ -2,22 +2,16 @@ package dev.distlock.redis.script;
 
 import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
 import static dev.distlock.redis.script.ScriptArgument.FAIR;
-import static dev.distlock.redis.script.ScriptArgument.FENCING_TOKEN;
-import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
-import static dev.distlock.redis.script.ScriptArgument.KEEP_HELD_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
 import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
 import static dev.distlock.redis.script.ScriptArgument.PERMITS;
 import static dev.distlock.redis.script.ScriptArgument.PERMIT_LIMIT;
 import static dev.distlock.redis.script.ScriptArgument.PLACE_LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
-import static dev.distlock.redis.script.ScriptArgument.REENTRY;
-import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.WAITING;
-import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -41,21 +35,9 @@ import dev.distlock.LockOptions;
  */
 final class SemaphoreLock extends LockType {
 
-    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("sem-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, TOKEN_RETENTION_MILLIS, PERMIT_LIMIT, PERMITS, FAIR,
-            PLACE_LEASE_MILLIS, WAITING, CHANNEL, PUBLISH_COMMAND);
-
-    static final ScriptLayout<Long> RELEASE = ScriptLayout.load("sem-release.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            FENCING_TOKEN, WATCHDOG, KEEP_HELD_MILLIS, TOKEN_RETENTION_MILLIS, CHANNEL, PUBLISH_COMMAND, MESSAGE);
-
-    static final ScriptLayout<Long> LEAVE = ScriptLayout.load("sem-leave.lua", Long.class, OWNER_TOKEN, CHANNEL,
-            PUBLISH_COMMAND);
-
-    @SuppressWarnings("rawtypes")
-    static final ScriptLayout<List> RENEW = ScriptLayout.load("sem-renew.lua", List.class, LEASE_MILLIS, OWNER_TOKEN);
-
     private final boolean fair;
 
+    /** The limit and permits as sent: formatted once per view, not per call (a waiter sends them again). */
     private final String limit;
 
     private final String permits;
@@ -87,33 +69,32 @@ final class SemaphoreLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        String placeLease = (this.fair && grant.waiting()) ? this.context.waiterLeaseMillis() : "0";
-        return this.context.scripts()
-            .grantCall(ACQUIRE, List.of(leases(hold), permits(hold), holder(hold), name(hold, "sem:fence"),
-                    queue(hold), places(hold)), hold.ownerToken(), grant,
-                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
-                        .set(TOKEN_RETENTION_MILLIS, this.context.tokenRetentionMillis())
-                        .set(PERMIT_LIMIT, this.limit)
-                        .set(PERMITS, this.permits)
-                        .set(FAIR, this.fair ? "1" : "0")
-                        .set(PLACE_LEASE_MILLIS, placeLease)
-                        .set(WAITING, grant.waitingFlag())
-                        .set(CHANNEL, hold.releaseChannel())
-                        .set(PUBLISH_COMMAND, publishCommand()));
+        Duration placeLease = (this.fair && grant.waiting()) ? this.context.waiterLease() : Duration.ZERO;
+        return LockCalls.grant(this.context.scripts(), Scripts.SEM_ACQUIRE, List.of(leases(hold), permits(hold),
+                holder(hold), name(hold, "sem:fence"), queue(hold), places(hold)),
+                LockCalls.grantArguments(Scripts.SEM_ACQUIRE, hold.ownerToken(), grant)
+                    .setMillis(TOKEN_RETENTION_MILLIS, this.context.tokenRetention())
+                    .set(PERMIT_LIMIT, this.limit)
+                    .set(PERMITS, this.permits)
+                    .set(FAIR, this.fair)
+                    .setMillis(PLACE_LEASE_MILLIS, placeLease)
+                    .set(WAITING, grant.waiting())
+                    .set(CHANNEL, hold.releaseChannel())
+                    .set(PUBLISH_COMMAND, publishCommand()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return this.context.scripts()
-            .call(RELEASE.script(), List.of(leases(hold), permits(hold), holder(hold), queue(hold)),
-                    LockScripts.releaseArguments(RELEASE, hold.ownerToken(), release,
-                            this.context.tokenRetentionMillis(), hold.releaseChannel(), publishCommand())
-                        .set(MESSAGE, this.context.clientId())
-                        .toArray());
+        return LockCalls.call(this.context.scripts(), Scripts.SEM_RELEASE, List.of(leases(hold), permits(hold),
+                holder(hold), queue(hold)),
+                LockCalls.releaseArguments(Scripts.SEM_RELEASE, hold.ownerToken(), release,
+                        this.context.tokenRetention(), hold.releaseChannel(), publishCommand())
+                    .set(MESSAGE, this.context.clientId())
+                    .toArray());
     }
 
     @Override
-    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
         List<String> keys = new ArrayList<>(3 * holds.size());
         List<String> tokens = new ArrayList<>(holds.size());
         for (LockTarget hold : holds) {
@@ -122,7 +103,7 @@ final class SemaphoreLock extends LockType {
             keys.add(holder(hold));
             tokens.add(hold.ownerToken());
         }
-        return this.context.scripts().renewals().batch(RENEW, keys, tokens, leaseMillis);
+        return this.context.scripts().renewals().batch(Scripts.SEM_RENEW, keys, tokens, leaseNanos);
     }
 
     @Override
@@ -130,12 +111,13 @@ final class SemaphoreLock extends LockType {
         if (!this.fair) {
             return false;
         }
-        return this.context.scripts()
-            .run(LEAVE.script(), List.of(queue(hold), places(hold)), LEAVE.newArguments()
-                .set(OWNER_TOKEN, hold.ownerToken())
-                .set(CHANNEL, hold.releaseChannel())
-                .set(PUBLISH_COMMAND, publishCommand())
-                .toArray()) == 1;
+        return LockCalls.call(this.context.scripts(), Scripts.SEM_LEAVE, List.of(queue(hold), places(hold)),
+                Scripts.SEM_LEAVE.newArguments()
+                    .set(OWNER_TOKEN, hold.ownerToken())
+                    .set(CHANNEL, hold.releaseChannel())
+                    .set(PUBLISH_COMMAND, publishCommand())
+                    .toArray())
+            .run() == 1;
     }
 
     /**

@@ -1,17 +1,13 @@
 package dev.distlock.redis.script;
 
 import static dev.distlock.redis.script.ScriptArgument.CHANNEL;
-import static dev.distlock.redis.script.ScriptArgument.HOLD_ID;
-import static dev.distlock.redis.script.ScriptArgument.LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.MESSAGE;
 import static dev.distlock.redis.script.ScriptArgument.OWNER_TOKEN;
 import static dev.distlock.redis.script.ScriptArgument.PLACE_LEASE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.PUBLISH_COMMAND;
-import static dev.distlock.redis.script.ScriptArgument.REENTRY;
-import static dev.distlock.redis.script.ScriptArgument.RESTART_GRACE_MILLIS;
 import static dev.distlock.redis.script.ScriptArgument.TOKEN_RETENTION_MILLIS;
-import static dev.distlock.redis.script.ScriptArgument.WATCHDOG;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -24,12 +20,6 @@ final class WriteLock extends LockType {
     /** The writer's hash suffix: {@code <prefix>:{key}:rw:write}. */
     private static final String WRITER = "rw:write";
 
-    static final ScriptLayout<Long> ACQUIRE = ScriptLayout.load("write-acquire.lua", Long.class, OWNER_TOKEN, HOLD_ID,
-            LEASE_MILLIS, WATCHDOG, REENTRY, RESTART_GRACE_MILLIS, TOKEN_RETENTION_MILLIS, PLACE_LEASE_MILLIS);
-
-    static final ScriptLayout<Long> WITHDRAW = ScriptLayout.load("write-withdraw.lua", Long.class, OWNER_TOKEN,
-            CHANNEL, PUBLISH_COMMAND, MESSAGE);
-
     WriteLock(Context context) {
         super(context);
     }
@@ -41,33 +31,35 @@ final class WriteLock extends LockType {
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
-        return this.context.scripts()
-            .grantCall(ACQUIRE, List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"),
-                    name(hold, "rw:fence")), hold.ownerToken(), grant,
-                    LockScripts.grantArguments(ACQUIRE, hold.ownerToken(), grant)
-                        .set(TOKEN_RETENTION_MILLIS, this.context.tokenRetentionMillis())
-                        .set(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLeaseMillis() : "0"));
+        return LockCalls.grant(this.context.scripts(), Scripts.WRITE_ACQUIRE, List.of(writer(hold),
+                name(hold, "rw:readers"), name(hold, "rw:intent"), name(hold, "rw:fence")),
+                LockCalls.grantArguments(Scripts.WRITE_ACQUIRE, hold.ownerToken(), grant)
+                    .setMillis(TOKEN_RETENTION_MILLIS, this.context.tokenRetention())
+                    .setMillis(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLease() : Duration.ZERO));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return releasePlainHash(hold, WRITER, release, false);
+        return LockCalls.release(this.context.scripts(), writer(hold), freedMark(hold, WRITER), hold.ownerToken(),
+                release, hold.releaseChannel(), this.context.clientId(), this.context.tokenRetention(),
+                publishCommand(), false);
     }
 
     @Override
-    RenewalScripts.Call renewal(List<? extends LockTarget> holds, String leaseMillis) {
-        return renewPlainHashes(holds, WRITER, leaseMillis);
+    RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
+        return renewPlainHashes(holds, WRITER, leaseNanos);
     }
 
     @Override
     public boolean leave(LockTarget hold) {
-        return this.context.scripts()
-            .run(WITHDRAW.script(), List.of(name(hold, "rw:intent"), writer(hold)), WITHDRAW.newArguments()
-                .set(OWNER_TOKEN, hold.ownerToken())
-                .set(CHANNEL, hold.releaseChannel())
-                .set(PUBLISH_COMMAND, publishCommand())
-                .set(MESSAGE, this.context.clientId())
-                .toArray()) == 1;
+        return LockCalls.call(this.context.scripts(), Scripts.WRITE_WITHDRAW, List.of(name(hold, "rw:intent"),
+                writer(hold)), Scripts.WRITE_WITHDRAW.newArguments()
+                    .set(OWNER_TOKEN, hold.ownerToken())
+                    .set(CHANNEL, hold.releaseChannel())
+                    .set(PUBLISH_COMMAND, publishCommand())
+                    .set(MESSAGE, this.context.clientId())
+                    .toArray())
+            .run() == 1;
     }
 
     @Override

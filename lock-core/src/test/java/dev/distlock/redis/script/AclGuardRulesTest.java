@@ -58,33 +58,33 @@ class AclGuardRulesTest {
         guard.noteFailure(new IllegalStateException("NOPERM no"));
         assertThat(guard.isOn()).as("on until decided").isTrue();
         guard.decided(true);
-        assertThat(guard.select(LockScripts.ACQUIRE.script()))
-            .isSameAs(((GuardedScript<?>) LockScripts.ACQUIRE.script()).unguarded());
+        assertThat(guard.select(Scripts.ACQUIRE.script()))
+            .isSameAs(((GuardedScript<?>) Scripts.ACQUIRE.script()).unguarded());
         guard.noteFailure(new IllegalStateException("Command timed out after 2 second(s)"));
         assertThat(guard.isOn()).as("not a refusal").isFalse();
         guard.noteFailure(new RuntimeException("Error in execution", new IllegalStateException(
                 "ERR ACL failure in script: User u has no permissions to run the 'pexpire' command")));
         assertThat(guard.isOn()).isTrue();
-        assertThat(guard.select(LockScripts.ACQUIRE.script())).isSameAs(LockScripts.ACQUIRE.script());
+        assertThat(guard.select(Scripts.ACQUIRE.script())).isSameAs(Scripts.ACQUIRE.script());
         guard.decided(true);
         assertThat(guard.isOn()).as("a later start-up check keeps it on").isTrue();
     }
 
     @Test
     void eachScriptWithTheGuardHasAVariantWithoutItAndTheStartUpCheckHasNone() {
-        for (ScriptLayout<?> layout : List.of(LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.HAND_OFF,
-                FairLock.ACQUIRE, ReadLock.ACQUIRE, WriteLock.ACQUIRE, SemaphoreLock.ACQUIRE, SemaphoreLock.RELEASE)) {
+        for (ScriptLayout<?> layout : List.of(Scripts.ACQUIRE, Scripts.RELEASE, Scripts.HAND_OFF,
+                Scripts.FAIR_ACQUIRE, Scripts.READ_ACQUIRE, Scripts.WRITE_ACQUIRE, Scripts.SEM_ACQUIRE, Scripts.SEM_RELEASE)) {
             GuardedScript<?> script = (GuardedScript<?>) layout.script();
             assertThat(script.getScriptAsString()).as(layout.file()).contains("redis.acl_check_cmd");
             assertThat(script.unguarded()).as(layout.file()).isNotNull();
             assertThat(script.unguarded().getScriptAsString()).as(layout.file()).doesNotContain("acl_check_cmd")
                 .contains("local refusedGrant = false");
         }
-        assertThat(((GuardedScript<?>) LockScripts.RENEW.script()).unguarded()).as("renew.lua has no guard").isNull();
-        assertThat(((GuardedScript<?>) LockScripts.ACCESS_CHECK.script()).unguarded()).isNull();
+        assertThat(((GuardedScript<?>) Scripts.RENEW.script()).unguarded()).as("renew.lua has no guard").isNull();
+        assertThat(((GuardedScript<?>) Scripts.ACCESS_CHECK.script()).unguarded()).isNull();
 
         AclGuard guard = new AclGuard();
-        assertThat(guard.select(LockScripts.ACQUIRE.script())).isSameAs(LockScripts.ACQUIRE.script());
+        assertThat(guard.select(Scripts.ACQUIRE.script())).isSameAs(Scripts.ACQUIRE.script());
     }
 
     /**

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,16 +27,39 @@ class ScriptLayoutTest {
     /** Every script the lock runs, by file: the Java layouts, which {@link ScriptLayout#load} checked on loading. */
     private static Map<String, ScriptLayout<?>> javaLayouts() {
         Map<String, ScriptLayout<?>> layouts = new TreeMap<>();
-        for (ScriptLayout<?> layout : List.of(LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.HAND_OFF,
-                LockScripts.RENEW, LockScripts.ACCESS_CHECK, FairLock.ACQUIRE, FairLock.RELEASE, FairLock.LEAVE,
-                ReadLock.ACQUIRE, ReadLock.RELEASE, ReadLock.RENEW, WriteLock.ACQUIRE, WriteLock.WITHDRAW,
-                SemaphoreLock.ACQUIRE, SemaphoreLock.RELEASE, SemaphoreLock.LEAVE, SemaphoreLock.RENEW,
+        for (ScriptLayout<?> layout : List.of(Scripts.ACQUIRE, Scripts.RELEASE, Scripts.HAND_OFF,
+                Scripts.RENEW, Scripts.ACCESS_CHECK, Scripts.FAIR_ACQUIRE, Scripts.FAIR_RELEASE, Scripts.FAIR_LEAVE,
+                Scripts.READ_ACQUIRE, Scripts.READ_RELEASE, Scripts.READ_RENEW, Scripts.WRITE_ACQUIRE, Scripts.WRITE_WITHDRAW,
+                Scripts.SEM_ACQUIRE, Scripts.SEM_RELEASE, Scripts.SEM_LEAVE, Scripts.SEM_RENEW,
                 // dev.distlock.redis.quorum.QuorumNode's, loaded the same way
                 ScriptLayout.load("quorum-fence.lua", Long.class, ScriptArgument.OWNER_TOKEN,
                         ScriptArgument.RAISE_TO, ScriptArgument.TOKEN_RETENTION_MILLIS))) {
             layouts.put(layout.file(), layout);
         }
         return layouts;
+    }
+
+    @Test
+    void durationsFlagsAndNumbersBecomeRedisTextWhereTheArgumentsAreBuilt() {
+        Object[] args = handOffArguments(Duration.ofMillis(30_000).toNanos() + 999_999); // whole ms only
+        assertThat(args).containsExactly("a", "1", "42", "b", "1", "30000", "1", "0", "60000");
+        Object[] again = handOffArguments(Duration.ofSeconds(30).toNanos());
+        assertThat(again[5]).as("a service's fixed lease is formatted once, not per call").isSameAs(args[5]);
+        assertThat(again[8]).as("and so is its token retention").isSameAs(args[8]);
+    }
+
+    private static Object[] handOffArguments(long leaseNanos) {
+        return Scripts.HAND_OFF.newArguments()
+            .set(ScriptArgument.OWNER_TOKEN, "a")
+            .set(ScriptArgument.HOLD_ID, "1")
+            .set(ScriptArgument.FENCING_TOKEN, 42L)
+            .set(ScriptArgument.NEW_OWNER_TOKEN, "b")
+            .set(ScriptArgument.NEW_HOLD_ID, "1")
+            .setMillis(ScriptArgument.LEASE_MILLIS, leaseNanos)
+            .set(ScriptArgument.WATCHDOG, true)
+            .set(ScriptArgument.LAST_OF_RUN, false)
+            .setMillis(ScriptArgument.TOKEN_RETENTION_MILLIS, Duration.ofMinutes(1))
+            .toArray();
     }
 
     @Test
@@ -72,25 +96,25 @@ class ScriptLayoutTest {
 
     @Test
     void sharedArgumentsKeepOnePositionInEachFamily() {
-        for (ScriptLayout<?> grant : List.of(LockScripts.ACQUIRE, FairLock.ACQUIRE, ReadLock.ACQUIRE,
-                WriteLock.ACQUIRE, SemaphoreLock.ACQUIRE)) {
-            assertThat(grant.arguments().subList(0, LockScripts.GRANT_ARGUMENTS.size())).as(grant.file())
-                .isEqualTo(LockScripts.GRANT_ARGUMENTS);
+        for (ScriptLayout<?> grant : List.of(Scripts.ACQUIRE, Scripts.FAIR_ACQUIRE, Scripts.READ_ACQUIRE,
+                Scripts.WRITE_ACQUIRE, Scripts.SEM_ACQUIRE)) {
+            assertThat(grant.arguments().subList(0, Scripts.GRANT_ARGUMENTS.size())).as(grant.file())
+                .isEqualTo(Scripts.GRANT_ARGUMENTS);
         }
-        for (ScriptLayout<?> release : List.of(LockScripts.RELEASE, FairLock.RELEASE, ReadLock.RELEASE,
-                SemaphoreLock.RELEASE)) {
-            assertThat(release.arguments().subList(0, LockScripts.RELEASE_ARGUMENTS.size())).as(release.file())
-                .isEqualTo(LockScripts.RELEASE_ARGUMENTS);
+        for (ScriptLayout<?> release : List.of(Scripts.RELEASE, Scripts.FAIR_RELEASE, Scripts.READ_RELEASE,
+                Scripts.SEM_RELEASE)) {
+            assertThat(release.arguments().subList(0, Scripts.RELEASE_ARGUMENTS.size())).as(release.file())
+                .isEqualTo(Scripts.RELEASE_ARGUMENTS);
         }
         // the token retention, wherever a grant script takes it, and the place lease of the two waiting-place scripts
-        assertThat(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
-            .isEqualTo(WriteLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
-        assertThat(SemaphoreLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
-            .isEqualTo(ReadLock.ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+        assertThat(Scripts.READ_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
+            .isEqualTo(Scripts.WRITE_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
+        assertThat(Scripts.SEM_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS))
+            .isEqualTo(Scripts.READ_ACQUIRE.arguments().indexOf(ScriptArgument.TOKEN_RETENTION_MILLIS));
         // the release message, wherever a release script takes it
-        for (ScriptLayout<?> release : List.of(ReadLock.RELEASE, SemaphoreLock.RELEASE)) {
+        for (ScriptLayout<?> release : List.of(Scripts.READ_RELEASE, Scripts.SEM_RELEASE)) {
             assertThat(release.arguments().indexOf(ScriptArgument.MESSAGE)).as(release.file())
-                .isEqualTo(LockScripts.RELEASE.arguments().indexOf(ScriptArgument.MESSAGE));
+                .isEqualTo(Scripts.RELEASE.arguments().indexOf(ScriptArgument.MESSAGE));
         }
     }
 
@@ -110,7 +134,7 @@ class ScriptLayoutTest {
 
     @Test
     void theArgumentsAreNamedInTheScriptAndEachIncludeAppearsOnce() {
-        String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        String acquire = Scripts.ACQUIRE.script().getScriptAsString();
         assertThat(acquire).contains("local OWNER_TOKEN, HOLD_ID, LEASE_MILLIS, WATCHDOG, REENTRY, "
                 + "RESTART_GRACE_MILLIS, WAITING = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]");
         assertThat(acquire).doesNotContain("--#");
@@ -133,7 +157,7 @@ class ScriptLayoutTest {
     void aLockCyclesAcquireAndReleaseDefineNoFunctionOnlyOtherPathsUse() {
         // a closure per function definition a call runs: a re-entry's, a delayed release's and a fresh key's
         // functions sit in their branches, and the release's other paths' after the common path's return
-        String acquire = LockScripts.ACQUIRE.script().getScriptAsString();
+        String acquire = Scripts.ACQUIRE.script().getScriptAsString();
         int reentryBranch = acquire.indexOf("if owner == OWNER_TOKEN then");
         assertThat(reentryBranch).isPositive();
         assertThat(acquire.indexOf("local function reenter(")).isGreaterThan(reentryBranch);
@@ -144,7 +168,7 @@ class ScriptLayoutTest {
         int delayedReleaseBranch = acquire.indexOf("if owner == '(released)' then");
         assertThat(delayedReleaseBranch).isPositive();
         assertThat(acquire.indexOf("local function heldFor(")).isGreaterThan(delayedReleaseBranch);
-        String release = LockScripts.RELEASE.script().getScriptAsString();
+        String release = Scripts.RELEASE.script().getScriptAsString();
         int commonPathEnd = release.indexOf("\n  return 1\nend\n");
         assertThat(commonPathEnd).isPositive().isLessThan(release.indexOf("local function notOwnerReply("));
         assertThat(release.indexOf("local function keepLongestLease(")).isGreaterThan(commonPathEnd);
