@@ -20,7 +20,7 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
  */
 final class AccessCheck {
 
-    static final String PROBE_KEY = RedisLockService.ACCESS_CHECK_KEY;
+    static final String PROBE_KEY = "distlock-access-check";
 
     private AccessCheck() {
     }

@@ -19,13 +19,13 @@ import dev.distlock.redis.lease.Hold;
  */
 final class Acquisition extends LockRequest {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
     /** The service's queue for this exclusive lock, while this call waits with it. */
     private @Nullable LocalQueue queue;
 
-    Acquisition(LockEngine engine, String key, LockOptions options, String name, boolean waiting) {
-        super(engine, key, options, name, waiting,
+    Acquisition(CallParts parts, String key, LockOptions options, String name, boolean waiting) {
+        super(parts, key, options, name, waiting,
                 (options.owner() != null) ? options.owner() : Thread.currentThread());
     }
 
@@ -37,7 +37,7 @@ final class Acquisition extends LockRequest {
     @Nullable RedisLockHandle run(long startNanos, long waitNanos) {
         RedisLockHandle handle = null;
         if (this.waiting && this.type.handsOff()) {
-            this.queue = this.engine.queues.enter(this.key);
+            this.queue = this.parts.queues().enter(this.key);
         }
         try {
             if (this.queue == null || !this.queue.busy() || ownerHoldOpen()) {
@@ -57,7 +57,7 @@ final class Acquisition extends LockRequest {
                 leave();
             }
             if (this.queue != null) {
-                this.engine.queues.exit(this.queue);
+                this.parts.queues().exit(this.queue);
             }
         }
     }
@@ -81,7 +81,7 @@ final class Acquisition extends LockRequest {
      * fails) it polls with capped exponential backoff and jitter. The thread drives the call's {@link WaitingCall}.
      */
     private @Nullable RedisLockHandle waitFor(long startNanos, long waitNanos) {
-        WaitingCall call = new WaitingCall(this, this.queue, startNanos, waitNanos, null);
+        WaitingCall call = new WaitingCall(this, this.parts.waits(), this.queue, startNanos, waitNanos, null);
         boolean acquired = false;
         try {
             WaitingCall.Step step = call.next();

@@ -49,7 +49,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
      * The key the start-up permission check takes a probe lock of every type on and then deletes (under the service's
      * key prefix); do not use it as a lock key of your own.
      */
-    public static final String ACCESS_CHECK_KEY = "distlock-access-check";
+    public static final String ACCESS_CHECK_KEY = AccessCheck.PROBE_KEY;
 
     /**
      * The data layout this version reads and writes (docs/data-layout.md). A call that meets data of another layout
@@ -103,7 +103,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
     @Override
     protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
             long waitNanos) {
-        return new Acquisition(this.engine, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
+        return new Acquisition(this.engine.calls, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
     }
 
     /** Non-blocking calls wait for replica acknowledgements too, without blocking: see AsyncAcquisition. */
@@ -115,7 +115,8 @@ public final class RedisLockService extends AbstractLockService implements LockI
     @Override
     protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
             long startNanos, long waitNanos) {
-        return new AsyncAcquisition(this.engine, key, options, name, waitNanos > 0).start(startNanos, waitNanos);
+        return new AsyncAcquisition(this.engine.calls, this.engine.async, key, options, name, waitNanos > 0)
+            .start(startNanos, waitNanos);
     }
 
     /**

@@ -45,6 +45,8 @@ final class WaitingCall {
 
     private final LockRequest request;
 
+    private final WaitParts parts;
+
     private final @Nullable LocalQueue queue;
 
     private final long startNanos;
@@ -76,9 +78,10 @@ final class WaitingCall {
      *
      * @param onWake null for a blocking caller (its thread is unparked); else run on the waking thread at each wake-up
      */
-    WaitingCall(LockRequest request, @Nullable LocalQueue queue, long startNanos, long waitNanos,
+    WaitingCall(LockRequest request, WaitParts parts, @Nullable LocalQueue queue, long startNanos, long waitNanos,
             @Nullable Runnable onWake) {
         this.request = request;
+        this.parts = parts;
         this.queue = queue;
         this.startNanos = startNanos;
         this.waitNanos = waitNanos;
@@ -96,7 +99,7 @@ final class WaitingCall {
      */
     Step next() {
         while (true) {
-            if (this.request.engine.isClosed()) {
+            if (this.parts.closed().getAsBoolean()) {
                 throw new IllegalStateException("This LockService was closed while waiting for lock "
                         + KeyText.quote(this.request.key));
             }
@@ -184,7 +187,7 @@ final class WaitingCall {
             return Step.TIMED_OUT;
         }
         long pause = this.pauses.next(this.request.holderRemainingMillis, this.holdBackNanos,
-                this.request.type.keepsPlace() ? this.request.engine.placeRefreshNanos : 0, this.subscribed);
+                this.request.type.keepsPlace() ? this.parts.placeRefreshNanos() : 0, this.subscribed);
         this.pauseNanos = Math.min(pause, remaining);
         return Step.PAUSE;
     }
@@ -279,9 +282,9 @@ final class WaitingCall {
         LockRequest call = this.request;
         String channel = call.type.releaseChannel(call.key);
         String name = call.freshHold().ownerToken();
-        Waiter started = (this.onWake == null) ? call.engine.subscriptions.startWaiting(channel, call.type.wakeUp(), name)
-                : call.engine.subscriptions.startWaiting(channel, call.type.wakeUp(), name, this.onWake,
-                        call.engine.subscriber());
+        Waiter started = (this.onWake == null) ? this.parts.subscriptions().startWaiting(channel, call.type.wakeUp(), name)
+                : this.parts.subscriptions().startWaiting(channel, call.type.wakeUp(), name, this.onWake,
+                        this.parts.subscriber());
         this.waiter = started;
         return started;
     }

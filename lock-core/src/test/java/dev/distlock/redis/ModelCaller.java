@@ -27,7 +27,7 @@ final class ModelCaller extends LockRequest {
     private volatile boolean cancelled;
 
     ModelCaller(LockEngine engine, String key, Object owner) {
-        super(engine, key, LockOptions.defaults().withOwner(owner).withLeaseTime(Duration.ofSeconds(30)),
+        super(engine.calls, key, LockOptions.defaults().withOwner(owner).withLeaseTime(Duration.ofSeconds(30)),
                 key, true, owner);
     }
 
@@ -39,7 +39,7 @@ final class ModelCaller extends LockRequest {
 
     /** The lock, or null when the call was cancelled first. */
     @Nullable RedisLockHandle run() {
-        LocalQueue queue = this.engine.queues.enter(this.key);
+        LocalQueue queue = this.parts.queues().enter(this.key);
         try {
             if (!queue.busy() || ownerHoldOpen()) {
                 RedisLockHandle handle = attempt();
@@ -50,12 +50,12 @@ final class ModelCaller extends LockRequest {
             return waitFor(queue);
         }
         finally {
-            this.engine.queues.exit(queue);
+            this.parts.queues().exit(queue);
         }
     }
 
     private @Nullable RedisLockHandle waitFor(LocalQueue queue) {
-        WaitingCall call = new WaitingCall(this, queue, System.nanoTime(), TimeUnit.SECONDS.toNanos(10),
+        WaitingCall call = new WaitingCall(this, this.parts.waits(), queue, System.nanoTime(), TimeUnit.SECONDS.toNanos(10),
                 this.wakes::incrementAndGet);
         boolean acquired = false;
         try {
