@@ -30,7 +30,7 @@ import dev.distlock.redis.lease.ReplicaAcknowledgement;
  * kept in Redis, and releases a grant or hand-off that lands afterwards. Closing the service completes every call
  * still pending ({@link AsyncThreads#closePending()}).
  */
-final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending {
+final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pending {
 
     private final CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 
@@ -61,7 +61,8 @@ final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending
 
     AsyncAcquisition(CallParts parts, AsyncThreads threads, String key, LockOptions options, String name,
             boolean waiting) {
-        super(parts, key, options, name, waiting, (options.owner() != null) ? options.owner() : new Object());
+        super(parts, threads.subscriber(), key, options, name, waiting,
+                (options.owner() != null) ? options.owner() : new Object());
         this.threads = threads;
     }
 
@@ -84,7 +85,7 @@ final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending
             this.queue = this.parts.queues().enter(this.key);
         }
         if (this.queue != null && this.queue.busy() && !ownerHoldOpen()) {
-            this.call = new WaitingCall(this, this.parts.waits(), this.queue, startNanos, waitNanos, this::wake);
+            this.call = new WaitingCall(this, this.parts.waits(), this.queue, startNanos, waitNanos, this);
             drain(false);
         }
         else {
@@ -94,7 +95,8 @@ final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending
     }
 
     /** A wake-up: runs the next step now, or makes the thread running one look again. Never blocks. */
-    private void wake() {
+    @Override
+    void wake() {
         if (this.workInProgress.getAndIncrement() == 0) {
             drain(false);
         }
@@ -127,7 +129,7 @@ final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending
             finish();
             return true;
         }
-        WaitingCall.Step next;
+        WaitState next;
         try {
             next = afterRefusal ? current.refused() : current.next();
         }
@@ -137,8 +139,8 @@ final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending
         }
         switch (next) {
             case HANDED -> settle(current.handedOff(), null);
-            case TIMED_OUT -> settle(null, graceRefusal());
-            case ATTEMPT -> {
+            case GONE -> settle(null, graceRefusal());
+            case ATTEMPTING -> {
                 if (!current.startAttempt()) {
                     this.workInProgress.incrementAndGet(); // a hand-off is under way: look again
                     return true;
@@ -220,7 +222,7 @@ final class AsyncAcquisition extends LockRequest implements AsyncThreads.Pending
     /** The first attempt was refused: the call ends, or waits, as a blocking call does. */
     private void refusedAtFirst() {
         if (this.waiting) {
-            this.call = new WaitingCall(this, this.parts.waits(), this.queue, this.startNanos, this.waitNanos, this::wake);
+            this.call = new WaitingCall(this, this.parts.waits(), this.queue, this.startNanos, this.waitNanos, this);
         }
         else {
             settle(null, graceRefusal());

@@ -143,8 +143,7 @@ final class LockEngine {
                 new HandOffs(failures, acknowledgement, this.queues, this.holds, this.watchdog, settings.maxHandOffs,
                         settings.maxHandOffTime.toNanos(), settings.listener),
                 this.async::timer);
-        WaitParts waits = new WaitParts(this.subscriptions, this.async.subscriber(),
-                settings.waiterLease.toNanos() / 3, this::isClosed);
+        WaitParts waits = new WaitParts(this.subscriptions, settings.waiterLease.toNanos() / 3, this::isClosed);
         this.calls = new CallParts(this.types, this.holds, this.queues, releases, this.watchdog, acknowledgement,
                 settings.watchdogLease.toNanos(), Long.toString(settings.watchdogLease.toMillis()),
                 this::newOwnerToken, failures, this::leavePlace, waits);

@@ -1,6 +1,5 @@
 package dev.distlock.redis;
 
-import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 
 import dev.distlock.redis.wakeup.ReleaseSubscriptions;
@@ -9,11 +8,9 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
  * What a {@link WaitingCall} uses of its service.
  *
  * @param subscriptions the release subscriptions its waiter listens on
- * @param subscriber where a non-blocking waiter subscribes (off the timer)
  * @param placeRefreshNanos how often a waiter that keeps a place in Redis (a fair queue place, a write intent)
  * refreshes it
  * @param closed whether the service was closed
  */
-record WaitParts(ReleaseSubscriptions subscriptions, Executor subscriber, long placeRefreshNanos,
-        BooleanSupplier closed) {
+record WaitParts(ReleaseSubscriptions subscriptions, long placeRefreshNanos, BooleanSupplier closed) {
 }
