@@ -22,7 +22,7 @@ import dev.distlock.redis.script.LockType;
  * @param watchdog renews the leases of watched holds
  * @param replicaAcknowledgement the replicas a grant waits for, or null
  * @param watchdogLeaseNanos the lease of a watched grant
- * @param watchdogLeaseMillis the same, as the scripts take it
+ * @param leases turns a lease into the scripts' text
  * @param ownerTokens makes a new owner token
  * @param failures what undoing a failed grant uses
  * @param leavePlace gives up a waiter's place in Redis (best effort)
@@ -30,6 +30,6 @@ import dev.distlock.redis.script.LockType;
  */
 record CallParts(Map<LockMode, LockType> types, Holds holds, LocalQueues queues, RedisLockHandle.Releaser releases,
         LeaseWatchdog watchdog, @Nullable ReplicaAcknowledgement replicaAcknowledgement, long watchdogLeaseNanos,
-        String watchdogLeaseMillis, Supplier<String> ownerTokens, GrantFailures.Parts failures,
+        LeaseText leases, Supplier<String> ownerTokens, GrantFailures.Parts failures,
         Consumer<Hold> leavePlace, WaitParts waits) {
 }

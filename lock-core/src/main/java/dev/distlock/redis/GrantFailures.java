@@ -85,12 +85,11 @@ final class GrantFailures {
      * Redis granted the lock, but its reply came after the lease had run out (a cold connection, a stalled Redis): the
      * lock may be someone else's by now, so the grant is undone.
      */
-    LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, String leaseMillis) {
+    LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, long leaseNanos) {
         undoLater();
         return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock "
-                + KeyText.quote(this.hold.key())
-                + " but its "
-                + "reply took " + replyTime.toMillis() + " ms, longer than the lease of " + leaseMillis + " ms: the "
+                + KeyText.quote(this.hold.key()) + " but its reply took " + replyTime.toMillis()
+                + " ms, longer than the lease of " + Duration.ofNanos(leaseNanos).toMillis() + " ms: the "
                 + "grant was undone, since the lock may already belong to someone else");
     }
 

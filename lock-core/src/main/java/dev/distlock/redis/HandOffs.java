@@ -41,8 +41,12 @@ final class HandOffs {
 
     private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
 
-    HandOffs(GrantFailures.Parts failures, @Nullable ReplicaAcknowledgement replicaAcknowledgement, LocalQueues queues,
-            Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos, LockEventListener listener) {
+    private final LeaseText leases;
+
+    HandOffs(GrantFailures.Parts failures, @Nullable ReplicaAcknowledgement replicaAcknowledgement, LeaseText leases,
+            LocalQueues queues, Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos,
+            LockEventListener listener) {
+        this.leases = leases;
         this.failures = failures;
         this.replicaAcknowledgement = replicaAcknowledgement;
         this.listener = listener;
@@ -74,7 +78,7 @@ final class HandOffs {
         }
         boolean atBound = queue.runAtBound(this.maxRun, this.maxRunNanos);
         String holdId = next.hold.nextHoldId();
-        LockType.Grant grant = new LockType.Grant(holdId, next.leaseMillis, next.watchdog, false, true);
+        LockType.Grant grant = this.leases.grant(holdId, next.leaseNanos, next.watchdog, false, true);
         long sentNanos = System.nanoTime();
         long reply;
         try {

@@ -137,15 +137,16 @@ final class LockEngine {
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
         this.async = new AsyncThreads(this::cleanUp);
+        LeaseText leases = new LeaseText(settings.watchdogLease);
         GrantFailures.Parts failures = new GrantFailures.Parts(this.holds, this::cleanUp, this::freed);
         // a hand-off waits for the replica acknowledgements a grant waits for
         Releases releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
-                new HandOffs(failures, acknowledgement, this.queues, this.holds, this.watchdog, settings.maxHandOffs,
+                new HandOffs(failures, acknowledgement, leases, this.queues, this.holds, this.watchdog, settings.maxHandOffs,
                         settings.maxHandOffTime.toNanos(), settings.listener),
                 this.async::timer);
         WaitParts waits = new WaitParts(this.subscriptions, settings.waiterLease.toNanos() / 3, this::isClosed);
         this.calls = new CallParts(this.types, this.holds, this.queues, releases, this.watchdog, acknowledgement,
-                settings.watchdogLease.toNanos(), Long.toString(settings.watchdogLease.toMillis()),
+                settings.watchdogLease.toNanos(), leases,
                 this::newOwnerToken, failures, this::leavePlace, waits);
     }
 

@@ -50,8 +50,6 @@ abstract class LockRequest {
 
     final long leaseNanos;
 
-    final String leaseMillis;
-
     /** No replica acknowledgement counted yet: {@link Grant#replied} waits for it, if the service asks for one. */
     static final long UNKNOWN = Long.MIN_VALUE;
 
@@ -82,7 +80,6 @@ abstract class LockRequest {
         Duration lease = options.leaseTime();
         this.watchdog = (lease == null);
         this.leaseNanos = (lease == null) ? parts.watchdogLeaseNanos() : lease.toNanos();
-        this.leaseMillis = (lease == null) ? parts.watchdogLeaseMillis() : Long.toString(lease.toMillis());
     }
 
     /**
@@ -199,8 +196,9 @@ abstract class LockRequest {
         }
 
         ScriptCall call() {
-            return LockRequest.this.type.acquireCall(this.hold, new LockType.Grant(this.holdId,
-                    LockRequest.this.leaseMillis, LockRequest.this.watchdog, this.reentrant, LockRequest.this.waiting));
+            LockRequest request = LockRequest.this;
+            return request.type.acquireCall(this.hold, request.parts.leases().grant(this.holdId, request.leaseNanos,
+                    request.watchdog, this.reentrant, request.waiting));
         }
 
         /**
@@ -249,7 +247,7 @@ abstract class LockRequest {
             if (repliedNanos - (this.sentNanos + request.leaseNanos) >= 0) {
                 closeReentry();
                 LeaseExpiredOnArrivalException late = this.failures
-                    .expiredOnArrival(Duration.ofNanos(repliedNanos - this.sentNanos), request.leaseMillis);
+                    .expiredOnArrival(Duration.ofNanos(repliedNanos - this.sentNanos), request.leaseNanos);
                 if (!request.waiting) {
                     throw late;
                 }

@@ -26,8 +26,6 @@ final class QueueTurn {
 
     final String name;
 
-    final String leaseMillis;
-
     final long leaseNanos;
 
     final boolean watchdog;
@@ -44,11 +42,10 @@ final class QueueTurn {
     /** A hand-off failed with its outcome unknown: the waiter takes a new owner token. */
     private volatile boolean tokenSpoilt;
 
-    QueueTurn(Hold hold, String name, String leaseMillis, long leaseNanos, boolean watchdog, Caller caller) {
+    QueueTurn(Hold hold, String name, long leaseNanos, boolean watchdog, Caller caller) {
         this.caller = caller;
         this.hold = hold;
         this.name = name;
-        this.leaseMillis = leaseMillis;
         this.leaseNanos = leaseNanos;
         this.watchdog = watchdog;
     }

@@ -279,8 +279,7 @@ final class WaitingCall {
         if (newToken) {
             call.newOwnerToken();
         }
-        return new QueueTurn(call.freshHold(), call.name, call.leaseMillis, call.leaseNanos, call.watchdog,
-                this.driver);
+        return new QueueTurn(call.freshHold(), call.name, call.leaseNanos, call.watchdog, this.driver);
     }
 
     /**
