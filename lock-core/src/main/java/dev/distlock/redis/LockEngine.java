@@ -122,8 +122,8 @@ final class LockEngine {
                 : settings.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
         this.holds = new Holds(settings.listener, settings.logKeys);
         this.notifier = new LeaseNotifier(settings.listener); // no listener or callback runs on the watchdog's thread
-        this.watchdog = new LeaseWatchdog(this.scheduler, settings.watchdogLease.toNanos(), interval.toNanos(), batching,
-                this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier),
+        this.watchdog = new LeaseWatchdog(this.scheduler, settings.watchdogLease.toNanos(), interval.toNanos(),
+                batching, this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier),
                 acknowledgement);
         this.holds.watchedBy(this.watchdog);
         this.record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId, settings.applicationName,
@@ -141,13 +141,12 @@ final class LockEngine {
         GrantFailures.Parts failures = new GrantFailures.Parts(this.holds, this::cleanUp, this::freed);
         // a hand-off waits for the replica acknowledgements a grant waits for
         Releases releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
-                new HandOffs(failures, acknowledgement, leases, this.queues, this.holds, this.watchdog, settings.maxHandOffs,
-                        settings.maxHandOffTime.toNanos(), settings.listener),
+                new HandOffs(failures, acknowledgement, leases, this.queues, this.holds, this.watchdog,
+                        settings.maxHandOffs, settings.maxHandOffTime.toNanos(), settings.listener),
                 this.async::timer);
         WaitParts waits = new WaitParts(this.subscriptions, settings.waiterLease.toNanos() / 3, this::isClosed);
         this.calls = new CallParts(this.types, this.holds, this.queues, releases, this.watchdog, acknowledgement,
-                settings.watchdogLease.toNanos(), leases,
-                this::newOwnerToken, failures, this::leavePlace, waits);
+                settings.watchdogLease.toNanos(), leases, this::newOwnerToken, failures, this::leavePlace, waits);
     }
 
     private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {

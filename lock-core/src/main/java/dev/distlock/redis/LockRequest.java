@@ -152,7 +152,8 @@ abstract class LockRequest {
             LockMode sharing = this.type.sharesOwnerTokenWith();
             Hold other = (sharing == null) ? null
                     : this.parts.holds().get(new HoldKey(this.holdKey.owner(), this.key, sharing));
-            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken() : this.parts.ownerTokens().get();
+            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken()
+                    : this.parts.ownerTokens().get();
             hold = new Hold(this.holdKey, this.type, this.type.releaseChannel(this.key), ownerToken);
             this.fresh = hold;
         }
@@ -192,7 +193,8 @@ abstract class LockRequest {
             this.hold = hold;
             this.reentrant = reentrant;
             this.holdId = hold.nextHoldId();
-            this.failures = new GrantFailures(LockRequest.this.parts.failures(), hold, this.holdId, LockRequest.this.watchdog);
+            this.failures = new GrantFailures(LockRequest.this.parts.failures(), hold, this.holdId,
+                    LockRequest.this.watchdog);
         }
 
         ScriptCall call() {
