@@ -55,7 +55,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
      * The data layout this version reads and writes (docs/data-layout.md). A call that meets data of another layout
      * fails with {@link dev.distlock.LockLayoutException} naming both, and grants nothing.
      */
-    public static final int DATA_LAYOUT = 1;
+    public static final int DATA_LAYOUT = LayoutRefusal.OWN;
 
     private final LockEngine engine;
 
