@@ -20,7 +20,7 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
  */
 final class AccessCheck {
 
-    static final String PROBE_KEY = RedisLockService.ACCESS_CHECK_KEY;
+    static final String PROBE_KEY = "distlock-access-check";
 
     /** The probe lock's lease: 5 s. */
     private static final long PROBE_LEASE_NANOS = 5_000_000_000L;

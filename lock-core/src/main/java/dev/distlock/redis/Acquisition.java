@@ -11,21 +11,33 @@ import dev.distlock.LockInterruptedException;
 import dev.distlock.LockOptions;
 import dev.distlock.RestartGraceException;
 import dev.distlock.redis.lease.Hold;
+import dev.distlock.redis.script.LockType.WakeUp;
+import dev.distlock.redis.wakeup.ReleaseSubscriptions;
+import dev.distlock.redis.wakeup.Waiter;
 
 /**
  * One call's attempts at one lock: re-entering the owner's hold, or taking a new one, and waiting between attempts
  * for a release. A re-entry only ever re-enters: when the owner's hold is past its deadline or gone in Redis, the hold
  * is reported lost (its unreleased handles learn it) and the call takes the lock anew, with a new fencing token.
  */
-final class Acquisition extends LockRequest {
+final class Acquisition extends LockRequest implements WaitDriver {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
+
+    /** How often the thread looks at a hand-off to it under way. */
+    private static final long CLAIM_CHECK_NANOS = 100_000;
 
     /** The service's queue for this exclusive lock, while this call waits with it. */
     private @Nullable LocalQueue queue;
 
-    Acquisition(LockEngine engine, String key, LockOptions options, String name, boolean waiting) {
-        super(engine, key, options, name, waiting,
+    /** The caller's thread, which waits. */
+    private final Thread thread = Thread.currentThread();
+
+    /** What the thread waits on for a release, while it competes in Redis: a hand-off wakes it from there too. */
+    private volatile @Nullable Waiter listening;
+
+    Acquisition(CallParts parts, String key, LockOptions options, String name, boolean waiting) {
+        super(parts, key, options, name, waiting,
                 (options.owner() != null) ? options.owner() : Thread.currentThread());
     }
 
@@ -37,7 +49,7 @@ final class Acquisition extends LockRequest {
     @Nullable RedisLockHandle run(long startNanos, long waitNanos) {
         RedisLockHandle handle = null;
         if (this.waiting && this.type.handsOff()) {
-            this.queue = this.engine.queues.enter(this.key);
+            this.queue = this.parts.queues().enter(this.key);
         }
         try {
             if (this.queue == null || !this.queue.busy() || ownerHoldOpen()) {
@@ -57,7 +69,7 @@ final class Acquisition extends LockRequest {
                 leave();
             }
             if (this.queue != null) {
-                this.engine.queues.exit(this.queue);
+                this.parts.queues().exit(this.queue);
             }
         }
     }
@@ -81,20 +93,20 @@ final class Acquisition extends LockRequest {
      * fails) it polls with capped exponential backoff and jitter. The thread drives the call's {@link WaitingCall}.
      */
     private @Nullable RedisLockHandle waitFor(long startNanos, long waitNanos) {
-        WaitingCall call = new WaitingCall(this, this.queue, startNanos, waitNanos, null);
+        WaitingCall call = new WaitingCall(this, this.parts.waits(), this.queue, startNanos, waitNanos, this);
         boolean acquired = false;
         try {
-            WaitingCall.Step step = call.next();
+            WaitState step = call.next();
             while (true) {
                 switch (step) {
                     case HANDED -> {
                         acquired = true;
                         return call.handedOff();
                     }
-                    case TIMED_OUT -> {
+                    case GONE -> {
                         return null;
                     }
-                    case ATTEMPT -> {
+                    case ATTEMPTING -> {
                         RedisLockHandle handle = call.attempt(this::attempt);
                         if (handle != null) {
                             acquired = true;
@@ -110,7 +122,7 @@ final class Acquisition extends LockRequest {
                             throw interrupted();
                         }
                     }
-                    case PAUSE -> {
+                    case WAITING -> {
                         if (!call.releaseWaiter().await(call.pauseNanos())) {
                             throw interrupted();
                         }
@@ -125,6 +137,41 @@ final class Acquisition extends LockRequest {
                 releaseUnused(late);
             }
         }
+    }
+
+    @Override
+    public void wakeUp() {
+        Waiter current = this.listening;
+        if (current != null) {
+            current.wake();
+        }
+        LockSupport.unpark(this.thread);
+    }
+
+    /** Subscribes now, if it can, waiting for the subscription. */
+    @Override
+    public Waiter startWaiting(ReleaseSubscriptions subscriptions, String channel, WakeUp wakeUp, String name) {
+        return subscriptions.startWaiting(channel, wakeUp, name);
+    }
+
+    @Override
+    public boolean subscribed(Waiter waiter) {
+        return waiter.subscribed();
+    }
+
+    @Override
+    public void listening(@Nullable Waiter waiter) {
+        this.listening = waiter;
+    }
+
+    @Override
+    public long claimCheckNanos() {
+        return CLAIM_CHECK_NANOS;
+    }
+
+    @Override
+    public @Nullable RedisLockHandle giveUp(QueueTurn turn) {
+        return turn.giveUpAfterClaim();
     }
 
     /** A lock handed over just as the call gave up: released at once, since nobody will use it. */

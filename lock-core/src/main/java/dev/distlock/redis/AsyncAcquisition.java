@@ -27,10 +27,10 @@ import dev.distlock.redis.lease.ReplicaAcknowledgement;
  * step, or while an attempt is in flight, makes that thread look again when it is done (a work-in-progress count, so
  * nothing blocks and no wake-up is lost). Without an explicit owner every call is its own owner. Completing or
  * cancelling the future from outside withdraws the call: it stops waiting, leaves the local queue, gives up any place
- * kept in Redis, and releases a grant or hand-off that lands afterwards. {@link LockEngine#close()} completes every
- * call still pending.
+ * kept in Redis, and releases a grant or hand-off that lands afterwards. Closing the service completes every call
+ * still pending ({@link AsyncThreads#closePending()}).
  */
-final class AsyncAcquisition extends LockRequest {
+final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pending {
 
     private final CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 
@@ -57,8 +57,13 @@ final class AsyncAcquisition extends LockRequest {
 
     private volatile boolean acquired;
 
-    AsyncAcquisition(LockEngine engine, String key, LockOptions options, String name, boolean waiting) {
-        super(engine, key, options, name, waiting, (options.owner() != null) ? options.owner() : new Object());
+    private final AsyncThreads threads;
+
+    AsyncAcquisition(CallParts parts, AsyncThreads threads, String key, LockOptions options, String name,
+            boolean waiting) {
+        super(parts, threads.subscriber(), key, options, name, waiting,
+                (options.owner() != null) ? options.owner() : new Object());
+        this.threads = threads;
     }
 
     /**
@@ -70,17 +75,17 @@ final class AsyncAcquisition extends LockRequest {
         this.waitNanos = waitNanos;
         this.workInProgress.set(1); // this thread runs the first step
         this.result.whenComplete((handle, failure) -> end(handle != null));
-        this.engine.pendingAsync.add(this);
-        if (this.engine.isClosed()) { // closed since the call was checked: close() may have missed this one
+        this.threads.started(this);
+        if (this.threads.isClosed()) { // closed since the call was checked: close() may have missed this one
             serviceClosed();
             drain(false);
             return this.result;
         }
         if (this.waiting && this.type.handsOff()) {
-            this.queue = this.engine.queues.enter(this.key);
+            this.queue = this.parts.queues().enter(this.key);
         }
         if (this.queue != null && this.queue.busy() && !ownerHoldOpen()) {
-            this.call = new WaitingCall(this, this.queue, startNanos, waitNanos, this::wake);
+            this.call = new WaitingCall(this, this.parts.waits(), this.queue, startNanos, waitNanos, this);
             drain(false);
         }
         else {
@@ -90,7 +95,8 @@ final class AsyncAcquisition extends LockRequest {
     }
 
     /** A wake-up: runs the next step now, or makes the thread running one look again. Never blocks. */
-    private void wake() {
+    @Override
+    void wake() {
         if (this.workInProgress.getAndIncrement() == 0) {
             drain(false);
         }
@@ -123,7 +129,7 @@ final class AsyncAcquisition extends LockRequest {
             finish();
             return true;
         }
-        WaitingCall.Step next;
+        WaitState next;
         try {
             next = afterRefusal ? current.refused() : current.next();
         }
@@ -133,8 +139,8 @@ final class AsyncAcquisition extends LockRequest {
         }
         switch (next) {
             case HANDED -> settle(current.handedOff(), null);
-            case TIMED_OUT -> settle(null, graceRefusal());
-            case ATTEMPT -> {
+            case GONE -> settle(null, graceRefusal());
+            case ATTEMPTING -> {
                 if (!current.startAttempt()) {
                     this.workInProgress.incrementAndGet(); // a hand-off is under way: look again
                     return true;
@@ -157,7 +163,7 @@ final class AsyncAcquisition extends LockRequest {
 
     private void send(Hold hold, boolean reentrant) {
         Grant grant = startGrant(hold, reentrant);
-        ReplicaAcknowledgement acknowledgement = this.engine.replicaAcknowledgement;
+        ReplicaAcknowledgement acknowledgement = this.parts.replicaAcknowledgement();
         if (acknowledgement == null) {
             grant.call().runAsync().whenComplete((reply, failure) -> replied(grant, hold, reentrant,
                     (reply != null) ? reply : 0, UNKNOWN, failure));
@@ -216,7 +222,7 @@ final class AsyncAcquisition extends LockRequest {
     /** The first attempt was refused: the call ends, or waits, as a blocking call does. */
     private void refusedAtFirst() {
         if (this.waiting) {
-            this.call = new WaitingCall(this, this.queue, this.startNanos, this.waitNanos, this::wake);
+            this.call = new WaitingCall(this, this.parts.waits(), this.queue, this.startNanos, this.waitNanos, this);
         }
         else {
             settle(null, graceRefusal());
@@ -230,12 +236,12 @@ final class AsyncAcquisition extends LockRequest {
      */
     private void leaveAgain() {
         if (this.ended && this.waiting && this.type.keepsPlace()) {
-            this.engine.cleanUp(this::leave);
+            this.threads.cleanUp(this::leave);
         }
     }
 
-    /** The service was closed: the call completes at once, as waiting threads stop. */
-    void serviceClosed() {
+    @Override
+    public void serviceClosed() {
         settle(null, new IllegalStateException("This LockService was closed while waiting for lock "
                 + KeyText.quote(this.key)));
     }
@@ -243,7 +249,7 @@ final class AsyncAcquisition extends LockRequest {
     /** Wakes the call when the pause ends; a closed timer means a closed service, which the next step finds. */
     private void schedulePause(long pauseNanos) {
         try {
-            this.pause = this.engine.asyncTimer().schedule(this::wake, Math.max(0, pauseNanos), TimeUnit.NANOSECONDS);
+            this.pause = this.threads.timer().schedule(this::wake, Math.max(0, pauseNanos), TimeUnit.NANOSECONDS);
         }
         catch (RejectedExecutionException ex) {
             this.workInProgress.incrementAndGet();
@@ -264,7 +270,7 @@ final class AsyncAcquisition extends LockRequest {
     private void end(boolean granted) {
         this.acquired = granted;
         this.over = true;
-        this.engine.pendingAsync.remove(this);
+        this.threads.done(this);
         wake();
     }
 
@@ -283,10 +289,10 @@ final class AsyncAcquisition extends LockRequest {
         }
         this.ended = true;
         if (!this.acquired && this.waiting && this.type.keepsPlace()) {
-            this.engine.cleanUp(this::leave); // a Redis call: not on the thread that completed the future
+            this.threads.cleanUp(this::leave); // a Redis call: not on the thread that completed the future
         }
         if (this.queue != null) {
-            this.engine.queues.exit(this.queue);
+            this.parts.queues().exit(this.queue);
         }
     }
 }

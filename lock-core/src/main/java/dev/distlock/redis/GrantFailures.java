@@ -1,6 +1,8 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,9 +25,16 @@ import dev.distlock.redis.script.LockType;
  */
 final class GrantFailures {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
-    private final LockEngine engine;
+    /**
+     * What undoing a grant uses: the holds (for the warning's line), the clean-up thread, and what a lock this service
+     * freed tells its queue and waiters.
+     */
+    record Parts(Holds holds, Executor cleanUp, Consumer<Hold> freed) {
+    }
+
+    private final Parts parts;
 
     private final Hold hold;
 
@@ -33,8 +42,8 @@ final class GrantFailures {
 
     private final boolean watchdog;
 
-    GrantFailures(LockEngine engine, Hold hold, String holdId, boolean watchdog) {
-        this.engine = engine;
+    GrantFailures(Parts parts, Hold hold, String holdId, boolean watchdog) {
+        this.parts = parts;
         this.hold = hold;
         this.holdId = holdId;
         this.watchdog = watchdog;
@@ -76,12 +85,11 @@ final class GrantFailures {
      * Redis granted the lock, but its reply came after the lease had run out (a cold connection, a stalled Redis): the
      * lock may be someone else's by now, so the grant is undone.
      */
-    LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, String leaseMillis) {
+    LeaseExpiredOnArrivalException expiredOnArrival(Duration replyTime, long leaseNanos) {
         undoLater();
         return new LeaseExpiredOnArrivalException(this.hold.key(), "Redis granted lock "
-                + KeyText.quote(this.hold.key())
-                + " but its "
-                + "reply took " + replyTime.toMillis() + " ms, longer than the lease of " + leaseMillis + " ms: the "
+                + KeyText.quote(this.hold.key()) + " but its reply took " + replyTime.toMillis()
+                + " ms, longer than the lease of " + Duration.ofNanos(leaseNanos).toMillis() + " ms: the "
                 + "grant was undone, since the lock may already belong to someone else");
     }
 
@@ -105,7 +113,7 @@ final class GrantFailures {
             }
         }
         LeaseHolder first = this.hold.firstHandle();
-        logger.warn(this.engine.holds.logLine(failure, (first != null) ? first.name() : null));
+        logger.warn(this.parts.holds().logLine(failure, (first != null) ? first.name() : null));
         return failure;
     }
 
@@ -122,7 +130,7 @@ final class GrantFailures {
      * command timeout. A grant the undo misses expires with its lease.
      */
     private void undoLater() {
-        this.engine.cleanUp(() -> {
+        this.parts.cleanUp().execute(() -> {
             try {
                 undo();
             }
@@ -138,7 +146,7 @@ final class GrantFailures {
     private void undo() {
         long reply = this.hold.type().release(this.hold, new LockType.Release(this.holdId, 0, this.watchdog, 0));
         if (reply == ScriptReplies.FREED) {
-            this.engine.freed(this.hold);
+            this.parts.freed().accept(this.hold);
         }
     }
 }

@@ -22,7 +22,7 @@ import dev.distlock.redis.script.LockType;
  */
 final class HandOffs {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
     private final LocalQueues queues;
 
@@ -37,11 +37,14 @@ final class HandOffs {
     private final LockEventListener listener;
 
     /** Undoes a hand-off's grant whose outcome is unknown (see {@link GrantFailures#handOffFailed()}). */
-    private final LockEngine engine;
+    private final GrantFailures.Parts failures;
 
-    HandOffs(LockEngine engine, LocalQueues queues, Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos,
-            LockEventListener listener) {
-        this.engine = engine;
+    private final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
+
+    HandOffs(GrantFailures.Parts failures, @Nullable ReplicaAcknowledgement replicaAcknowledgement, LocalQueues queues,
+            Holds holds, LeaseWatchdog watchdog, int maxRun, long maxRunNanos, LockEventListener listener) {
+        this.failures = failures;
+        this.replicaAcknowledgement = replicaAcknowledgement;
         this.listener = listener;
         this.queues = queues;
         this.holds = holds;
@@ -58,7 +61,8 @@ final class HandOffs {
      * @throws DataAccessException when Redis failed on every try; the waiter waits on with a new owner token, and a
      * grant to its old one is undone
      */
-    @Nullable Long handOff(RedisLockHandle handle, LockType.Release release, Releases releases) {
+    @Nullable Long handOff(RedisLockHandle handle, LockType.Release release,
+            RedisLockHandle.Releaser releases) {
         Hold hold = handle.hold;
         LocalQueue queue = this.queues.get(hold.key());
         if (this.maxRun == 0 || queue == null || !hold.type().handsOff()) {
@@ -74,11 +78,11 @@ final class HandOffs {
         long sentNanos = System.nanoTime();
         long reply;
         try {
-            reply = Releases.withRetries(() -> hold.type().handOff(hold, release, next.hold, grant, atBound));
+            reply = ReleaseRetries.run(() -> hold.type().handOff(hold, release, next.hold, grant, atBound));
         }
         catch (DataAccessException ex) {
             queue.giveBack(next, true); // it may hold the lock under its token now: it waits on with a new one
-            new GrantFailures(this.engine, next.hold, holdId, next.watchdog).handOffFailed();
+            new GrantFailures(this.failures, next.hold, holdId, next.watchdog).handOffFailed();
             throw ex;
         }
         if (reply <= 0) {
@@ -95,13 +99,13 @@ final class HandOffs {
             queue.released(hold);
             return ScriptReplies.FREED;
         }
-        ReplicaAcknowledgement acknowledgement = this.engine.replicaAcknowledgement;
+        ReplicaAcknowledgement acknowledgement = this.replicaAcknowledgement;
         if (acknowledgement != null) { // before the waiter hears: the WAIT on the hand-off's own connection
             long acknowledged = acknowledgement.await(hold.type().context.scripts());
             if (acknowledged < acknowledgement.replicas()) {
                 // the releaser's hold ended; the waiter's grant is undone and it waits on with a new owner token
                 queue.giveBack(next, true);
-                new GrantFailures(this.engine, next.hold, holdId, next.watchdog)
+                new GrantFailures(this.failures, next.hold, holdId, next.watchdog)
                     .notReplicated(acknowledgement.shortfall(acknowledged), true);
                 queue.released(hold);
                 return ScriptReplies.FREED;

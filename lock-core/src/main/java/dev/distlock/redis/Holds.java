@@ -28,7 +28,7 @@ import dev.distlock.redis.lease.LeaseWatchdog;
 /** The open holds of one service, by owner, key and type, and where their loss is reported. */
 final class Holds {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
     private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
 

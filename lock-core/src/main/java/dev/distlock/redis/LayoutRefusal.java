@@ -14,6 +14,9 @@ import dev.distlock.LockLayoutException;
  */
 final class LayoutRefusal {
 
+    /** The data layout this version reads and writes: {@code RedisLockService.DATA_LAYOUT}. */
+    static final int OWN = 1;
+
     private static final Pattern REPLY = Pattern.compile("DISTLOCK_LAYOUT (\\S+) (\\d+)");
 
     private LayoutRefusal() {
@@ -33,7 +36,7 @@ final class LayoutRefusal {
             }
             if (message.contains("WRONGTYPE")) {
                 return refused(what, key, "unknown", "has a key of a type that layout "
-                        + RedisLockService.DATA_LAYOUT + " never writes (" + message + ")", failure);
+                        + OWN + " never writes (" + message + ")", failure);
             }
         }
         return null;
@@ -41,7 +44,7 @@ final class LayoutRefusal {
 
     private static LockLayoutException refused(String what, String key, String found, String words,
             Throwable failure) {
-        int own = RedisLockService.DATA_LAYOUT;
+        int own = OWN;
         return new LockLayoutException(key, found, own, "Lock " + KeyText.quote(key) + " " + words
                 + ", but this service reads and writes layout " + own + ": refused while " + what
                 + ", nothing changed (see docs/upgrading.md: run versions at most one layout apart)", failure);

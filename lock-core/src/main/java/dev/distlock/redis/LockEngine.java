@@ -4,18 +4,13 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -45,7 +40,7 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
  */
 final class LockEngine {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
     /** At most this many undos wait while Redis does not answer; beyond that a failed grant expires with its lease. */
     private static final int CLEAN_UP_QUEUE = 10_000;
@@ -62,27 +57,22 @@ final class LockEngine {
 
     final Map<LockMode, LockType> types;
 
-    final long watchdogLeaseNanos;
-
-    final String watchdogLeaseMillis;
-
-    /** How often a waiter that keeps a place in Redis (a fair queue place, a write intent) refreshes it. */
-    final long placeRefreshNanos;
-
     final StringRedisTemplate redis;
 
     final LeaseWatchdog watchdog;
 
     final ReleaseSubscriptions subscriptions;
 
-    final @Nullable ReplicaAcknowledgement replicaAcknowledgement;
-
     final Holds holds;
 
-    final Releases releases;
-
     /** Each key's local waiters and holder, for the exclusive locks this service waits for. */
-    final LocalQueues queues = new LocalQueues();
+    private final LocalQueues queues = new LocalQueues();
+
+    /** What each lock call uses. */
+    final CallParts calls;
+
+    /** What non-blocking calls run on. */
+    final AsyncThreads async;
 
     private final SecureRandom random = new SecureRandom();
 
@@ -94,17 +84,6 @@ final class LockEngine {
 
     private final ReconnectCheck reconnectCheck;
 
-    /** Times the waits of non-blocking acquisitions and retries of their releases; started on first need. */
-    private volatile @Nullable ScheduledThreadPoolExecutor asyncTimer;
-
-    /** Subscribes for non-blocking waiters, off the timer, so that a slow subscription delays no pause or timeout. */
-    private volatile @Nullable ThreadPoolExecutor subscribing;
-
-    private final Executor subscriber = this::subscribe;
-
-    /** The non-blocking acquisitions not yet completed, which {@link #close()} completes. */
-    final Set<AsyncAcquisition> pendingAsync = ConcurrentHashMap.newKeySet();
-
     private volatile boolean closed;
 
     LockEngine(RedisLockServiceBuilder settings) {
@@ -114,10 +93,7 @@ final class LockEngine {
         evictionGuard.check(true);
         this.keys = new LockKeys(settings.keyPrefix);
         this.redis = settings.redis;
-        this.watchdogLeaseNanos = settings.watchdogLease.toNanos();
-        this.watchdogLeaseMillis = Long.toString(settings.watchdogLease.toMillis());
-        this.placeRefreshNanos = settings.waiterLease.toNanos() / 3;
-        this.replicaAcknowledgement = settings.replicaAcknowledgement;
+        ReplicaAcknowledgement acknowledgement = settings.replicaAcknowledgement;
         logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
         String clientId = newToken(8);
         this.instanceId = clientId;
@@ -126,11 +102,11 @@ final class LockEngine {
         RedisConnectionFactory connectionFactory = settings.redis.getRequiredConnectionFactory();
         boolean cluster = connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
         Duration retention = (settings.tokenRetention != null) ? settings.tokenRetention
-                : TokenRetention.forRetries(connectionFactory, Releases.RELEASE_ATTEMPTS);
+                : TokenRetention.forRetries(connectionFactory, ReleaseRetries.ATTEMPTS);
         RestartGrace grace = new RestartGrace(settings.restartGrace, settings.keyPrefix, cluster);
         // on a cluster, each grant's and renewal's WAIT must run on the connection of the master that ran it
-        LockScripts scripts = new LockScripts(settings.redis, grace, (cluster && this.replicaAcknowledgement != null)
-                ? this.replicaAcknowledgement.onCluster(settings.redis) : null, settings.callTimeout,
+        LockScripts scripts = new LockScripts(settings.redis, grace, (cluster && acknowledgement != null)
+                ? acknowledgement.onCluster(settings.redis) : null, settings.callTimeout,
                 !settings.shardingProxy && !evictionGuard.unreadable()); // nor SCRIPT LOAD behind a proxy
         this.types = LockTypes.all(new LockType.Context(this.keys, scripts, clientId, retention, settings.waiterLease,
                 sharded));
@@ -147,9 +123,9 @@ final class LockEngine {
                 : settings.shardingProxy ? LeaseWatchdog.Batching.BY_LOCK : LeaseWatchdog.Batching.BY_TYPE;
         this.holds = new Holds(settings.listener, settings.logKeys);
         this.notifier = new LeaseNotifier(settings.listener); // no listener or callback runs on the watchdog's thread
-        this.watchdog = new LeaseWatchdog(this.scheduler, this.watchdogLeaseNanos, interval.toNanos(), batching,
-                this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier),
-                this.replicaAcknowledgement);
+        this.watchdog = new LeaseWatchdog(this.scheduler, settings.watchdogLease.toNanos(), interval.toNanos(),
+                batching, this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier),
+                acknowledgement);
         this.holds.watchedBy(this.watchdog);
         this.record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId, settings.applicationName,
                 interval.toNanos(), this.holds::values);
@@ -161,11 +137,16 @@ final class LockEngine {
                 (settings.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
                 this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
-        int maxHandOffs = settings.maxHandOffs; // a hand-off waits for the replica acknowledgements a grant waits for
-        this.releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
-                new HandOffs(this, this.queues, this.holds, this.watchdog, maxHandOffs,
-                        settings.maxHandOffTime.toNanos(), settings.listener),
-                this::asyncTimer);
+        this.async = new AsyncThreads(this::cleanUp);
+        GrantFailures.Parts failures = new GrantFailures.Parts(this.holds, this::cleanUp, this::freed);
+        // a hand-off waits for the replica acknowledgements a grant waits for
+        Releases releases = new Releases(this.holds, this.watchdog, this.subscriptions, settings.listener, this.queues,
+                new HandOffs(failures, acknowledgement, this.queues, this.holds, this.watchdog,
+                        settings.maxHandOffs, settings.maxHandOffTime.toNanos(), settings.listener),
+                this.async::timer);
+        WaitParts waits = new WaitParts(this.subscriptions, settings.waiterLease.toNanos() / 3, this::isClosed);
+        this.calls = new CallParts(this.types, this.holds, this.queues, releases, this.watchdog, acknowledgement,
+                settings.watchdogLease.toNanos(), this::newOwnerToken, failures, this::leavePlace, waits);
     }
 
     private static void checkTopology(RedisLockServiceBuilder settings, boolean cluster) {
@@ -183,7 +164,7 @@ final class LockEngine {
     }
 
     /** A new owner token: this service's instance id, then 8 random bytes in hex; 32 characters as before. */
-    String newOwnerToken() {
+    private String newOwnerToken() {
         this.record.start(this::cleanUpIfRoom); // the first one writes the record
         return this.instanceId + newToken(8);
     }
@@ -196,7 +177,7 @@ final class LockEngine {
     }
 
     /** Runs clean-up off the caller's path and off the watchdog's thread; nothing once closed. */
-    void cleanUp(Runnable task) {
+    private void cleanUp(Runnable task) {
         if (!this.closed) {
             this.cleanUps.execute(task);
         }
@@ -207,7 +188,7 @@ final class LockEngine {
      * be removed lapses by itself within the waiter lease. A closed service writes nothing more, as if its process had
      * died.
      */
-    void leavePlace(Hold hold) {
+    private void leavePlace(Hold hold) {
         if (this.closed) {
             return;
         }
@@ -229,63 +210,9 @@ final class LockEngine {
      * ends, and this service's waiters are woken, since the release message it publishes carries this service's id
      * and its own subscription drops it.
      */
-    void freed(Hold hold) {
+    private void freed(Hold hold) {
         this.queues.released(hold);
         this.subscriptions.signalLocal(hold.releaseChannel(), hold.type().releaseWakes());
-    }
-
-    /**
-     * Where non-blocking waiters subscribe: one thread, started on first need, since subscribing waits for Redis.
-     * Once the service is closed nothing subscribes any more; {@link #close()} completes the waiting calls.
-     */
-    Executor subscriber() {
-        return this.subscriber;
-    }
-
-    private void subscribe(Runnable task) {
-        ThreadPoolExecutor executor = this.subscribing;
-        if (executor == null) {
-            synchronized (this) {
-                executor = this.subscribing;
-                if (executor == null) {
-                    executor = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                            DaemonThreads.named("distlock-subscribe-"));
-                    executor.allowCoreThreadTimeOut(true);
-                    if (this.closed) {
-                        executor.shutdown();
-                    }
-                    this.subscribing = executor;
-                }
-            }
-        }
-        try {
-            executor.execute(task);
-        }
-        catch (RejectedExecutionException ex) {
-            logger.debug("Not subscribing: the service is closed");
-        }
-    }
-
-    /**
-     * The timer of non-blocking calls: their pauses between attempts and release retries. Its tasks only send
-     * commands without waiting, so that one thread serves any number of calls.
-     */
-    ScheduledThreadPoolExecutor asyncTimer() {
-        ScheduledThreadPoolExecutor timer = this.asyncTimer;
-        if (timer == null) {
-            synchronized (this) {
-                timer = this.asyncTimer;
-                if (timer == null) {
-                    timer = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("distlock-async-"));
-                    timer.setRemoveOnCancelPolicy(true);
-                    if (this.closed) {
-                        timer.shutdown();
-                    }
-                    this.asyncTimer = timer;
-                }
-            }
-        }
-        return timer;
     }
 
     boolean isClosed() {
@@ -298,23 +225,13 @@ final class LockEngine {
      */
     void close() {
         this.closed = true;
+        this.async.close();
         this.reconnectCheck.close();
         this.scheduler.shutdownNow();
         this.notifier.close();
         this.cleanUps.shutdownNow();
-        synchronized (this) {
-            ScheduledThreadPoolExecutor timer = this.asyncTimer;
-            if (timer != null) {
-                timer.shutdownNow();
-            }
-            if (this.subscribing != null) {
-                this.subscribing.shutdownNow();
-            }
-        }
         this.subscriptions.signalAll(); // waiting threads see the service closed
-        for (AsyncAcquisition pending : this.pendingAsync) {
-            pending.serviceClosed(); // whatever its timer would have run next is gone
-        }
+        this.async.closePending(); // whatever their timer would have run next is gone
         this.subscriptions.close();
     }
 }

@@ -31,9 +31,9 @@ import dev.distlock.redis.script.ScriptCall;
  */
 abstract class LockRequest {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
-    final LockEngine engine;
+    final CallParts parts;
 
     final String key;
 
@@ -50,8 +50,6 @@ abstract class LockRequest {
 
     final long leaseNanos;
 
-    final String leaseMillis;
-
     /** No replica acknowledgement counted yet: {@link Grant#replied} waits for it, if the service asks for one. */
     static final long UNKNOWN = Long.MIN_VALUE;
 
@@ -67,31 +65,30 @@ abstract class LockRequest {
     /** From the last refusal by the restart grace: when the grace ends (System.nanoTime). */
     long graceEndsNanos;
 
-    LockRequest(LockEngine engine, String key, LockOptions options, String name, boolean waiting, Object owner) {
-        this.engine = engine;
+    LockRequest(CallParts parts, String key, LockOptions options, String name, boolean waiting, Object owner) {
+        this.parts = parts;
         this.key = key;
         this.name = name;
-        this.type = engine.types.get(options.mode()).forOptions(options);
+        this.type = parts.types().get(options.mode()).forOptions(options);
         this.waiting = waiting;
         // a semaphore's permits are never reentrant: every call is a holder of its own
         this.holdKey = new HoldKey(options.mode().isSemaphore() ? new PermitHolder(owner) : owner, key,
                 options.mode());
         if (options.mode() == LockMode.WRITE) {
-            refuseUpgrade(engine, this.holdKey);
+            refuseUpgrade(parts.holds(), this.holdKey);
         }
         Duration lease = options.leaseTime();
         this.watchdog = (lease == null);
-        this.leaseNanos = (lease == null) ? engine.watchdogLeaseNanos : lease.toNanos();
-        this.leaseMillis = (lease == null) ? engine.watchdogLeaseMillis : Long.toString(lease.toMillis());
+        this.leaseNanos = (lease == null) ? parts.watchdogLeaseNanos() : lease.toNanos();
     }
 
     /**
      * A read lock is never upgraded to the write lock: two readers upgrading at once would wait for each other until
      * their waits end. The write holder may read, and keeps reading after releasing the write lock (a downgrade).
      */
-    private static void refuseUpgrade(LockEngine engine, HoldKey write) {
-        Hold read = engine.holds.get(new HoldKey(write.owner(), write.key(), LockMode.READ));
-        Hold written = engine.holds.get(write);
+    private static void refuseUpgrade(Holds holds, HoldKey write) {
+        Hold read = holds.get(new HoldKey(write.owner(), write.key(), LockMode.READ));
+        Hold written = holds.get(write);
         if (read != null && !read.isOver() && (written == null || written.isOver())) {
             throw AbstractLockService.readLockNotUpgraded(write.key());
         }
@@ -102,12 +99,12 @@ abstract class LockRequest {
      * so that it is never re-entered.
      */
     final @Nullable Hold reentryTarget() {
-        Hold current = this.engine.holds.get(this.holdKey);
+        Hold current = this.parts.holds().get(this.holdKey);
         if (current == null || current.isOver()) {
             return null;
         }
         if (!current.isValid()) {
-            this.engine.holds.lose(current, new LeaseLostException(this.key, "The lease of lock "
+            this.parts.holds().lose(current, new LeaseLostException(this.key, "The lease of lock "
                     + KeyText.quote(this.key) + " ran out before its owner acquired it again"));
             return null;
         }
@@ -121,16 +118,16 @@ abstract class LockRequest {
      */
     final void reentryRefused(Hold current) {
         if (current.isOver()) {
-            this.engine.holds.forget(current);
+            this.parts.holds().forget(current);
             return;
         }
-        this.engine.holds.lose(current, new LeaseLostException(this.key, "Lock " + KeyText.quote(this.key)
+        this.parts.holds().lose(current, new LeaseLostException(this.key, "Lock " + KeyText.quote(this.key)
                 + " was no longer held by its owner when the owner acquired it again: the lease was lost meanwhile"));
     }
 
     /** Whether the owner's hold is open, so that this call re-enters rather than queues. */
     final boolean ownerHoldOpen() {
-        Hold current = this.engine.holds.get(this.holdKey);
+        Hold current = this.parts.holds().get(this.holdKey);
         return current != null && !current.isOver();
     }
 
@@ -154,8 +151,9 @@ abstract class LockRequest {
         if (hold == null) {
             LockMode sharing = this.type.sharesOwnerTokenWith();
             Hold other = (sharing == null) ? null
-                    : this.engine.holds.get(new HoldKey(this.holdKey.owner(), this.key, sharing));
-            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken() : this.engine.newOwnerToken();
+                    : this.parts.holds().get(new HoldKey(this.holdKey.owner(), this.key, sharing));
+            String ownerToken = (other != null && !other.isOver()) ? other.ownerToken()
+                    : this.parts.ownerTokens().get();
             hold = new Hold(this.holdKey, this.type, this.type.releaseChannel(this.key), ownerToken);
             this.fresh = hold;
         }
@@ -169,7 +167,7 @@ abstract class LockRequest {
     final void leave() {
         Hold hold = this.fresh;
         if (this.waiting && this.type.keepsPlace() && hold != null) {
-            this.engine.leavePlace(hold);
+            this.parts.leavePlace().accept(hold);
         }
     }
 
@@ -195,7 +193,8 @@ abstract class LockRequest {
             this.hold = hold;
             this.reentrant = reentrant;
             this.holdId = hold.nextHoldId();
-            this.failures = new GrantFailures(LockRequest.this.engine, hold, this.holdId, LockRequest.this.watchdog);
+            this.failures = new GrantFailures(LockRequest.this.parts.failures(), hold, this.holdId,
+                    LockRequest.this.watchdog);
         }
 
         ScriptCall call() {
@@ -212,7 +211,7 @@ abstract class LockRequest {
             closeReentry();
             LockException failure = this.failures.failed(cause);
             if (failure instanceof LockUnavailableException) {
-                LockRequest.this.engine.queues.unreachable(LockRequest.this.key);
+                LockRequest.this.parts.queues().unreachable(LockRequest.this.key);
             }
             return failure;
         }
@@ -234,8 +233,8 @@ abstract class LockRequest {
          */
         @Nullable RedisLockHandle replied(long reply, long acknowledgedAlready) {
             LockRequest request = LockRequest.this;
-            LockEngine engine = request.engine;
-            engine.queues.answered(request.key);
+            CallParts parts = request.parts;
+            parts.queues().answered(request.key);
             request.graceLeftMillis = RestartGrace.refused(reply) ? RestartGrace.leftMillis(reply) : -1;
             if (request.graceLeftMillis >= 0) {
                 request.graceEndsNanos = System.nanoTime() + request.graceLeftMillis * 1_000_000;
@@ -249,7 +248,7 @@ abstract class LockRequest {
             if (repliedNanos - (this.sentNanos + request.leaseNanos) >= 0) {
                 closeReentry();
                 LeaseExpiredOnArrivalException late = this.failures
-                    .expiredOnArrival(Duration.ofNanos(repliedNanos - this.sentNanos), request.leaseMillis);
+                    .expiredOnArrival(Duration.ofNanos(repliedNanos - this.sentNanos), request.leaseNanos);
                 if (!request.waiting) {
                     throw late;
                 }
@@ -257,7 +256,7 @@ abstract class LockRequest {
                 request.holderRemainingMillis = 0;
                 return null;
             }
-            ReplicaAcknowledgement acknowledgement = engine.replicaAcknowledgement;
+            ReplicaAcknowledgement acknowledgement = parts.replicaAcknowledgement();
             if (acknowledgement != null) {
                 boolean counted = acknowledgedAlready != UNKNOWN;
                 long acknowledged = counted ? acknowledgedAlready
@@ -267,18 +266,18 @@ abstract class LockRequest {
                     throw this.failures.notReplicated(acknowledgement.shortfall(acknowledged), !counted);
                 }
             }
-            RedisLockHandle handle = new RedisLockHandle(engine.releases, this.hold, this.holdId, request.name, reply,
+            RedisLockHandle handle = new RedisLockHandle(parts.releases(), this.hold, this.holdId, request.name, reply,
                     this.sentNanos, request.watchdog, request.leaseNanos, false);
             this.hold.granted(handle, this.sentNanos, request.leaseNanos);
             if (!this.reentrant) {
                 this.hold.open();
-                engine.holds.add(this.hold);
+                parts.holds().add(this.hold);
                 if (request.type.handsOff()) { // whichever style took it, a blocking release hands it off
-                    engine.queues.held(this.hold);
+                    parts.queues().held(this.hold);
                 }
             }
             if (request.watchdog) {
-                engine.watchdog.watch(this.hold);
+                parts.watchdog().watch(this.hold);
             }
             return handle;
         }
@@ -286,7 +285,7 @@ abstract class LockRequest {
         /** A re-entry that was counted open before its Redis call but not granted: counts it closed again. */
         private void closeReentry() {
             if (this.reentrant && this.hold.close()) {
-                LockRequest.this.engine.holds.forget(this.hold);
+                LockRequest.this.parts.holds().forget(this.hold);
             }
         }
     }

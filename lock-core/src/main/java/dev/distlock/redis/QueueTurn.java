@@ -1,110 +1,104 @@
 package dev.distlock.redis;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.redis.lease.Hold;
-import dev.distlock.redis.wakeup.Waiter;
 
 /**
- * One waiting call's place in a {@link LocalQueue}, whether its caller blocks a thread or holds a future. States: idle
- * (waiting), attempting (its own Redis attempt), claimed (a releasing holder is handing the lock to it), handed (it
- * holds the lock: {@link #handle}), gone (it took the handed lock, or gave up).
+ * One waiting call's place in a {@link LocalQueue}, whether its caller blocks a thread or holds a future: its
+ * {@link WaitState} (waiting, attempting, claimed, handed, gone; changed only by compare-and-set, see there), the lock
+ * handed to it, and its wake-ups, told to the call's driver.
  */
 final class QueueTurn {
 
-    static final int IDLE = 0;
+    /** Whom a turn tells of each wake-up. */
+    interface Caller {
 
-    static final int ATTEMPTING = 1;
-
-    static final int CLAIMED = 2;
-
-    static final int HANDED = 3;
-
-    static final int GONE = 4;
+        /** Wakes the caller to look at its turn again; on the waking thread, so it never blocks. */
+        void wakeUp();
+    }
 
     final Hold hold;
 
     final String name;
 
-    final String leaseMillis;
-
     final long leaseNanos;
 
     final boolean watchdog;
 
-    /** The blocking caller's thread; null for a non-blocking call, which {@link #onWake} tells instead. */
-    private final @Nullable Thread thread;
+    private final Caller caller;
 
-    /** Runs the non-blocking call's next step on the waking thread (it must not block); null for a blocking call. */
-    private final @Nullable Runnable onWake;
+    private final AtomicReference<WaitState> state = new AtomicReference<>(WaitState.WAITING);
 
-    private final AtomicInteger state = new AtomicInteger(IDLE);
-
-    final AtomicInteger wakes = new AtomicInteger();
-
-    /** Set when the waiter competes in Redis, so that a hand-off can wake it from its wait for a release. */
-    volatile @Nullable Waiter waiter;
+    /** Wake-ups so far: a call that looks at its turn before arming its waiter sees one that came meanwhile. */
+    private final AtomicInteger wakes = new AtomicInteger();
 
     private volatile @Nullable RedisLockHandle handle;
 
     /** A hand-off failed with its outcome unknown: the waiter takes a new owner token. */
-    volatile boolean tokenSpoilt;
+    private volatile boolean tokenSpoilt;
 
-    QueueTurn(Hold hold, String name, String leaseMillis, long leaseNanos, boolean watchdog,
-            @Nullable Runnable onWake) {
-        this.onWake = onWake;
-        this.thread = (onWake == null) ? Thread.currentThread() : null;
+    QueueTurn(Hold hold, String name, long leaseNanos, boolean watchdog, Caller caller) {
+        this.caller = caller;
         this.hold = hold;
         this.name = name;
-        this.leaseMillis = leaseMillis;
         this.leaseNanos = leaseNanos;
         this.watchdog = watchdog;
     }
 
     boolean claim() {
-        return this.state.compareAndSet(IDLE, CLAIMED);
+        return this.state.compareAndSet(WaitState.WAITING, WaitState.CLAIMED);
     }
 
     /** Before its own Redis attempt; false when a hand-off is under way. */
     boolean startAttempt() {
-        return this.state.compareAndSet(IDLE, ATTEMPTING);
+        return this.state.compareAndSet(WaitState.WAITING, WaitState.ATTEMPTING);
     }
 
     void endAttempt() {
-        this.state.compareAndSet(ATTEMPTING, IDLE);
+        this.state.compareAndSet(WaitState.ATTEMPTING, WaitState.WAITING);
     }
 
     boolean claimed() {
-        return this.state.get() == CLAIMED;
+        return this.state.get() == WaitState.CLAIMED;
+    }
+
+    int wakes() {
+        return this.wakes.get();
+    }
+
+    boolean tokenSpoilt() {
+        return this.tokenSpoilt;
     }
 
     /** The handed-off lock, taken once: the turn is gone afterwards. */
     @Nullable RedisLockHandle takeHandedOff() {
-        return this.state.compareAndSet(HANDED, GONE) ? this.handle : null;
+        return this.state.compareAndSet(WaitState.HANDED, WaitState.GONE) ? this.handle : null;
     }
 
     void handed(RedisLockHandle granted) {
         this.handle = granted;
-        this.state.set(HANDED);
+        this.state.set(WaitState.HANDED);
         wake();
     }
 
     void notHanded(boolean spoilt) {
         this.tokenSpoilt |= spoilt;
-        this.state.set(IDLE);
+        this.state.set(WaitState.WAITING);
         wake();
     }
 
     /**
-     * Gives up the turn; when a hand-off is under way, waits for its outcome (a blocking caller's thread only).
+     * Gives up the turn after waiting for the outcome of a hand-off under way (a blocking caller's thread only).
      *
      * @return the handed-off lock, when it came first
      */
-    @Nullable RedisLockHandle giveUp() {
-        while (this.state.get() == CLAIMED) {
+    @Nullable RedisLockHandle giveUpAfterClaim() {
+        while (this.state.get() == WaitState.CLAIMED) {
             LockSupport.parkNanos(this, 100_000); // the hand-off's script call is under way
         }
         return giveUpNow();
@@ -118,14 +112,15 @@ final class QueueTurn {
      */
     @Nullable RedisLockHandle giveUpNow() {
         while (true) {
-            int now = this.state.get();
-            if (now == HANDED) {
+            WaitState now = this.state.get();
+            if (now == WaitState.HANDED) {
                 RedisLockHandle late = takeHandedOff();
                 if (late != null) {
                     return late;
                 }
             }
-            else if (now == CLAIMED || now == GONE || this.state.compareAndSet(now, GONE)) {
+            else if (now == WaitState.CLAIMED || now == WaitState.GONE
+                    || this.state.compareAndSet(now, WaitState.GONE)) {
                 return null;
             }
         }
@@ -134,15 +129,6 @@ final class QueueTurn {
     /** Tells the call to look at its turn again: it became first, was handed the lock, or was given back. */
     void wake() {
         this.wakes.incrementAndGet();
-        Runnable callback = this.onWake;
-        if (callback != null) {
-            callback.run();
-            return;
-        }
-        Waiter current = this.waiter;
-        if (current != null) {
-            current.wake();
-        }
-        LockSupport.unpark(this.thread);
+        this.caller.wakeUp();
     }
 }

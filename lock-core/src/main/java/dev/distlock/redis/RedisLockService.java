@@ -50,13 +50,13 @@ public final class RedisLockService extends AbstractLockService implements LockI
      * The key the start-up permission check takes a probe lock of every type on and then deletes (under the service's
      * key prefix); do not use it as a lock key of your own.
      */
-    public static final String ACCESS_CHECK_KEY = "distlock-access-check";
+    public static final String ACCESS_CHECK_KEY = AccessCheck.PROBE_KEY;
 
     /**
      * The data layout this version reads and writes (docs/data-layout.md). A call that meets data of another layout
      * fails with {@link dev.distlock.LockLayoutException} naming both, and grants nothing.
      */
-    public static final int DATA_LAYOUT = 1;
+    public static final int DATA_LAYOUT = LayoutRefusal.OWN;
 
     private final LockEngine engine;
 
@@ -104,7 +104,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
     @Override
     protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
             long waitNanos) {
-        return new Acquisition(this.engine, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
+        return new Acquisition(this.engine.calls, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
     }
 
     /** Non-blocking calls wait for replica acknowledgements too, without blocking: see AsyncAcquisition. */
@@ -116,7 +116,8 @@ public final class RedisLockService extends AbstractLockService implements LockI
     @Override
     protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
             long startNanos, long waitNanos) {
-        return new AsyncAcquisition(this.engine, key, options, name, waitNanos > 0).start(startNanos, waitNanos);
+        return new AsyncAcquisition(this.engine.calls, this.engine.async, key, options, name, waitNanos > 0)
+            .start(startNanos, waitNanos);
     }
 
     /**

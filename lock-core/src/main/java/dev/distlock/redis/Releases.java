@@ -4,7 +4,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
@@ -31,13 +30,7 @@ import dev.distlock.redis.wakeup.ReleaseSubscriptions;
 /** Releases acquisitions: the script call with its retries, the local wake-up, and what the reply says. */
 final class Releases implements RedisLockHandle.Releaser {
 
-    private static final Log logger = LogFactory.getLog(RedisLockService.class); // logged as the service
-
-    /** Tries of one release: the retry window a freed lock's hash must outlive (see TokenRetention). */
-    static final int RELEASE_ATTEMPTS = 3;
-
-    /** The pause before a release's second try; the third waits twice as long. */
-    private static final long RETRY_PAUSE_MILLIS = 50;
+    private static final Log logger = LogFactory.getLog(ServiceLog.NAME); // logged as the service
 
     private final Holds holds;
 
@@ -79,7 +72,7 @@ final class Releases implements RedisLockHandle.Releaser {
         try {
             handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
             reply = (handedOff != null) ? handedOff
-                    : withRetries(() -> hold.type().release(hold, release));
+                    : ReleaseRetries.run(() -> hold.type().release(hold, release));
         }
         catch (DataAccessException ex) {
             throw failed(handle, ex);
@@ -105,13 +98,13 @@ final class Releases implements RedisLockHandle.Releaser {
         call.runAsync().whenComplete((reply, failure) -> {
             try {
                 if (failure == null) {
-                    replied(handle, last, 0, reply, null); // a retry's answer reads as the first's (withRetries)
+                    replied(handle, last, 0, reply, null); // a retry's answer reads as the first's (ReleaseRetries)
                     done.complete(null);
                 }
-                else if (attempt < RELEASE_ATTEMPTS && failure instanceof DataAccessException) {
+                else if (attempt < ReleaseRetries.ATTEMPTS && failure instanceof DataAccessException) {
                     // safe, as for the blocking retry: the script recognises a hold it released already
                     Runnable retry = () -> sendRelease(call, attempt + 1, handle, last, done);
-                    long pauseMillis = RETRY_PAUSE_MILLIS * attempt;
+                    long pauseMillis = ReleaseRetries.PAUSE_MILLIS * attempt;
                     try {
                         this.timer.get().schedule(retry, pauseMillis, TimeUnit.MILLISECONDS);
                     }
@@ -201,53 +194,5 @@ final class Releases implements RedisLockHandle.Releaser {
         this.holds.lose(hold, lost);
         Listeners.emit(this.listener, new LockEvent.ReleaseFailed(handle, lost));
         throw lost;
-    }
-
-    /**
-     * Runs a release script, retrying a failed call. A retry is safe, and its reply means what the first try's would:
-     * a script whose earlier try freed the lock or handed it off recognises that by evidence of this very release
-     * (the freed mark the freeing script left for the releasing acquisition, the run of grants since 'chain' in the
-     * lock, a reader's or a permit holder's 'released' mark; see end-hold.lua), never by the time left on the lease:
-     * a lease also ends by deletion, eviction, a restart without data or a failover, and the holder must hear of it.
-     * The Redis client refuses to wait for a reply on an interrupted thread, so the interrupt flag is cleared before
-     * each try and set again at the end if it was set at any time.
-     */
-    static long withRetries(LongSupplier script) {
-        boolean interrupted = false;
-        try {
-            for (int attempt = 1;; attempt++) {
-                interrupted |= Thread.interrupted();
-                try {
-                    return script.getAsLong();
-                }
-                catch (DataAccessException ex) {
-                    // A retry is safe: the script recognises a hold it released already and never touches another's.
-                    if (attempt == RELEASE_ATTEMPTS) {
-                        throw ex;
-                    }
-                    interrupted |= sleepThroughInterrupts(TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MILLIS * attempt));
-                }
-            }
-        }
-        finally {
-            if (interrupted || Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Sleeps the whole time even when interrupted; returns whether it was, with the flag cleared. */
-    private static boolean sleepThroughInterrupts(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        boolean interrupted = false;
-        for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
-            try {
-                TimeUnit.NANOSECONDS.sleep(left);
-            }
-            catch (InterruptedException ex) {
-                interrupted = true;
-            }
-        }
-        return interrupted;
     }
 }

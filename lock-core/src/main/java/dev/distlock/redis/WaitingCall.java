@@ -12,38 +12,21 @@ import dev.distlock.redis.wakeup.Waiter;
  * or holds a future ({@link AsyncAcquisition}): both styles of one service queue in one {@link LocalQueue} per
  * exclusive lock and are handed the lock by its holders alike ({@link HandOffs}).
  *
- * <p>Its states are its place in the local queue ({@link QueueTurn}: behind others, first, attempting, claimed by a
- * hand-off, handed, gone) and its wait for a release (a {@link Waiter} armed before each attempt). A driver asks
- * {@link #next()} what to do whenever the call starts waiting, is woken (a release, a hand-off, its turn) or a pause
- * ends, runs attempts through {@link #startAttempt()} and {@link #attempted}, asks {@link #refused()} after a refused
- * one, and ends with {@link #end}. Only how it sleeps differs: a blocking driver parks its thread, a non-blocking one
- * schedules its pause on the service's timer and is called back by every wake-up.
+ * <p>Its state is one {@link WaitState}, stored in its place in the local queue ({@link QueueTurn}), and its wait for a
+ * release (a {@link Waiter} armed before each attempt). The caller asks {@link #next()} which state to act on whenever
+ * the call starts waiting, is woken (a release, a hand-off, its turn) or a pause ends, runs attempts through
+ * {@link #startAttempt()} and {@link #attempted}, asks {@link #refused()} after a refused one, and ends with
+ * {@link #end}. How it sleeps and is woken is its {@link WaitDriver}'s: a blocking caller parks its thread, a
+ * non-blocking one schedules its pause on the service's timer and is called back by every wake-up.
  */
 final class WaitingCall {
 
-    /** What the driver does next. */
-    enum Step {
-        /** The lock was handed to this call: {@link #handedOff()}. */
-        HANDED,
-        /** Asks Redis now, between {@link #startAttempt()} and {@link #attempted}. */
-        ATTEMPT,
-        /** A hand-off to this call is under way: waits {@link #pauseNanos()} for its outcome, whatever the deadline. */
-        CLAIMED,
-        /** Behind earlier callers of the service: waits to be woken, at most {@link #pauseNanos()}. */
-        BEHIND,
-        /** Waits for a release, at most {@link #pauseNanos()}. */
-        PAUSE,
-        /** The wait ended without the lock. */
-        TIMED_OUT
-    }
-
     /** The longest a waiter behind others sleeps without looking: bounds the cost of a missed wake-up. */
-    private static final long TURN_CHECK_NANOS = 100_000_000;
-
-    /** How often a blocking caller looks at a hand-off under way (a non-blocking one waits for the outcome's wake-up). */
-    private static final long CLAIM_CHECK_NANOS = 100_000;
+    static final long TURN_CHECK_NANOS = 100_000_000;
 
     private final LockRequest request;
+
+    private final WaitParts parts;
 
     private final @Nullable LocalQueue queue;
 
@@ -51,8 +34,8 @@ final class WaitingCall {
 
     private final long waitNanos;
 
-    /** Tells a non-blocking call of each wake-up; null for a blocking call. */
-    private final @Nullable Runnable onWake;
+    /** How the caller waits and is woken. */
+    private final WaitDriver driver;
 
     private final WaitPause pauses = new WaitPause();
 
@@ -71,18 +54,15 @@ final class WaitingCall {
     /** Whether the call asked Redis once more as its wait ended behind others or holding back ({@link #askAtEnd}). */
     private boolean askedAtEnd;
 
-    /**
-     * Starts waiting: joins the queue's end, if the call waits in one.
-     *
-     * @param onWake null for a blocking caller (its thread is unparked); else run on the waking thread at each wake-up
-     */
-    WaitingCall(LockRequest request, @Nullable LocalQueue queue, long startNanos, long waitNanos,
-            @Nullable Runnable onWake) {
+    /** Starts waiting: joins the queue's end, if the call waits in one. */
+    WaitingCall(LockRequest request, WaitParts parts, @Nullable LocalQueue queue, long startNanos, long waitNanos,
+            WaitDriver driver) {
         this.request = request;
+        this.parts = parts;
         this.queue = queue;
         this.startNanos = startNanos;
         this.waitNanos = waitNanos;
-        this.onWake = onWake;
+        this.driver = driver;
         if (queue != null) {
             this.turn = newTurn(false);
             queue.join(this.turn);
@@ -94,9 +74,9 @@ final class WaitingCall {
      *
      * @throws IllegalStateException when the service was closed
      */
-    Step next() {
+    WaitState next() {
         while (true) {
-            if (this.request.engine.isClosed()) {
+            if (this.parts.closed().getAsBoolean()) {
                 throw new IllegalStateException("This LockService was closed while waiting for lock "
                         + KeyText.quote(this.request.key));
             }
@@ -104,23 +84,23 @@ final class WaitingCall {
             QueueTurn current = this.turn;
             int wakes = 0;
             if (current != null) {
-                wakes = current.wakes.get();
+                wakes = current.wakes();
                 if (current.claimed()) { // its outcome decides who holds the lock, and wakes the call
-                    this.pauseNanos = (this.onWake == null) ? CLAIM_CHECK_NANOS : TURN_CHECK_NANOS;
-                    return Step.CLAIMED;
+                    this.pauseNanos = this.driver.claimCheckNanos();
+                    return WaitState.CLAIMED;
                 }
                 this.handed = current.takeHandedOff();
                 if (this.handed != null) {
-                    return Step.HANDED;
+                    return WaitState.HANDED;
                 }
-                if (current.tokenSpoilt) {
+                if (current.tokenSpoilt()) {
                     current = rejoinWithNewToken(current);
                 }
                 if (this.request.ownerHoldOpen()) {
                     // the call's own owner holds the lock (granted or handed to another of its calls): it re-enters
                     // now, wherever it waits, as a caller arriving after the grant does
                     this.holdBackNanos = 0;
-                    return Step.ATTEMPT;
+                    return WaitState.ATTEMPTING;
                 }
                 boolean first = this.queue.isFirst(current);
                 if (!first && (this.queue.unreachable() || askAtEnd(remaining))) {
@@ -128,40 +108,40 @@ final class WaitingCall {
                     // Redis now, out of its turn (an answer puts it back in its turn; a failure ends it)
                     stepBack();
                     this.holdBackNanos = 0;
-                    return Step.ATTEMPT;
+                    return WaitState.ATTEMPTING;
                 }
                 if (!first) {
                     stepBack();
                     if (remaining <= 0) {
-                        return Step.TIMED_OUT;
+                        return WaitState.GONE;
                     }
                     this.pauseNanos = Math.min(remaining, TURN_CHECK_NANOS);
-                    return Step.BEHIND;
+                    return WaitState.BEHIND;
                 }
             }
             Waiter listening = this.waiter;
             if (listening == null) {
                 listening = startWaiting();
-                if (current != null && this.onWake == null) {
-                    current.waiter = listening; // a hand-off wakes the thread from its wait for a release
+                if (current != null) {
+                    this.driver.listening(listening); // a hand-off wakes a parked thread from its wait for a release
                 }
             }
             // before the attempt: a waiter that subscribes again now misses no release after the attempt
-            this.subscribed = (this.onWake == null) ? listening.subscribed() : listening.isSubscribed();
+            this.subscribed = this.driver.subscribed(listening);
             listening.arm();
-            if (current != null && current.wakes.get() != wakes) {
+            if (current != null && current.wakes() != wakes) {
                 continue; // handed the lock, or given back, before the arm: that wake-up is not lost
             }
             this.holdBackNanos = (this.queue != null) ? this.queue.holdBackNanos() : 0;
             if (this.holdBackNanos > 0 && askAtEnd(remaining)) {
                 this.holdBackNanos = 0; // the wait ends while holding back: Redis has the last word
             }
-            return (this.holdBackNanos <= 0) ? Step.ATTEMPT : pauseOrEnd();
+            return (this.holdBackNanos <= 0) ? WaitState.ATTEMPTING : pauseOrEnd();
         }
     }
 
     /** After a refused attempt: a pause until the next, or the end of the wait. */
-    Step refused() {
+    WaitState refused() {
         QueueTurn current = this.turn;
         if (current != null && current.claimed()) {
             return next(); // a hand-off came meanwhile
@@ -170,23 +150,23 @@ final class WaitingCall {
             // asked out of its turn (its owner's hold, or Redis unreachable): waits its turn again
             long remaining = remainingNanos();
             if (remaining <= 0 || graceOutlastsWait()) {
-                return Step.TIMED_OUT;
+                return WaitState.GONE;
             }
             this.pauseNanos = Math.min(remaining, TURN_CHECK_NANOS);
-            return Step.BEHIND;
+            return WaitState.BEHIND;
         }
         return pauseOrEnd();
     }
 
-    private Step pauseOrEnd() {
+    private WaitState pauseOrEnd() {
         long remaining = remainingNanos();
         if (remaining <= 0 || graceOutlastsWait()) {
-            return Step.TIMED_OUT;
+            return WaitState.GONE;
         }
         long pause = this.pauses.next(this.request.holderRemainingMillis, this.holdBackNanos,
-                this.request.type.keepsPlace() ? this.request.engine.placeRefreshNanos : 0, this.subscribed);
+                this.request.type.keepsPlace() ? this.parts.placeRefreshNanos() : 0, this.subscribed);
         this.pauseNanos = Math.min(pause, remaining);
-        return Step.PAUSE;
+        return WaitState.WAITING;
     }
 
     /** Before an attempt: false when a hand-off to this call is under way (ask {@link #next()} again). */
@@ -202,7 +182,7 @@ final class WaitingCall {
             return;
         }
         if (handle != null) {
-            current.giveUp();
+            current.giveUpAfterClaim(); // attempting: never claimed
             this.queue.remove(current);
         }
         else {
@@ -225,7 +205,7 @@ final class WaitingCall {
         }
     }
 
-    /** The lock handed to this call, after {@link Step#HANDED}. */
+    /** The lock handed to this call, after {@link WaitState#HANDED}. */
     @Nullable RedisLockHandle handedOff() {
         return this.handed;
     }
@@ -234,7 +214,7 @@ final class WaitingCall {
         return this.pauseNanos;
     }
 
-    /** The waiter a blocking caller sleeps on for {@link Step#PAUSE}. */
+    /** The waiter a blocking caller sleeps on for {@link WaitState#WAITING}. */
     @Nullable Waiter releaseWaiter() {
         return this.waiter;
     }
@@ -255,7 +235,7 @@ final class WaitingCall {
         if (acquired || current == null) {
             return null;
         }
-        RedisLockHandle late = (this.onWake == null) ? current.giveUp() : current.giveUpNow();
+        RedisLockHandle late = this.driver.giveUp(current);
         if (!current.claimed()) {
             this.queue.remove(current);
         }
@@ -271,7 +251,7 @@ final class WaitingCall {
         if (listening != null) {
             listening.finish(false);
             this.waiter = null;
-            this.turn.waiter = null;
+            this.driver.listening(null);
         }
     }
 
@@ -279,9 +259,7 @@ final class WaitingCall {
         LockRequest call = this.request;
         String channel = call.type.releaseChannel(call.key);
         String name = call.freshHold().ownerToken();
-        Waiter started = (this.onWake == null) ? call.engine.subscriptions.startWaiting(channel, call.type.wakeUp(), name)
-                : call.engine.subscriptions.startWaiting(channel, call.type.wakeUp(), name, this.onWake,
-                        call.engine.subscriber());
+        Waiter started = this.driver.startWaiting(this.parts.subscriptions(), channel, call.type.wakeUp(), name);
         this.waiter = started;
         return started;
     }
@@ -291,7 +269,6 @@ final class WaitingCall {
         spoilt.giveUpNow();
         this.queue.remove(spoilt);
         QueueTurn fresh = newTurn(true);
-        fresh.waiter = spoilt.waiter;
         this.turn = fresh;
         this.queue.join(fresh);
         return fresh;
@@ -302,8 +279,7 @@ final class WaitingCall {
         if (newToken) {
             call.newOwnerToken();
         }
-        return new QueueTurn(call.freshHold(), call.name, call.leaseMillis, call.leaseNanos, call.watchdog,
-                this.onWake);
+        return new QueueTurn(call.freshHold(), call.name, call.leaseNanos, call.watchdog, this.driver);
     }
 
     /**

@@ -50,7 +50,8 @@ class LocalQueueModelCheckTest {
             .waitStrategy(WaitStrategy.POLLING)
             .shardingProxy(true)
             .evictionPolicyCheck(EvictionPolicyCheck.OFF));
-        this.engine.newOwnerToken(); // the instance record's first write (which fails on the stand-in), off the check
+        // the instance record's first write (which fails on the stand-in), off the check
+        this.engine.calls.ownerTokens().get();
         warmUp();
     }
 
@@ -158,7 +159,7 @@ class LocalQueueModelCheckTest {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
             redis.reset();
             scenario.run();
-            expect(engine.queues.size() == 0, "every local queue closed");
+            expect(engine.calls.queues().size() == 0, "every local queue closed");
             expect(!redis.held(), "the lock is free in Redis");
         });
     }
@@ -216,7 +217,7 @@ class LocalQueueModelCheckTest {
 
     /** The callers queued for the key now: the queue's private deque, read under its lock. */
     private int queued() {
-        LocalQueue queue = engine.queues.get(KEY);
+        LocalQueue queue = engine.calls.queues().get(KEY);
         if (queue == null) {
             return 0;
         }

@@ -11,14 +11,14 @@ import dev.distlock.LockOptions;
 import dev.distlock.redis.lease.Hold;
 
 /**
- * One waiting call for {@link LocalQueueModelCheckTest}, driven as a callback caller drives its {@link WaitingCall}
- * (the engine's AsyncAcquisition does the same with futures and the service's timer): every wake-up (its turn, a
- * hand-off, a release) is told by the call's {@code onWake}, and between steps the call waits only for such a
- * wake-up, counted before each step so that none is lost, with no timer: a wake-up the engine fails to give leaves it
+ * One waiting call for {@link LocalQueueModelCheckTest}, a {@link CallbackCall} as AsyncAcquisition is (which does
+ * the same with futures and the service's timer): every wake-up (its turn, a hand-off, a release) runs its
+ * {@code wake()}, and between steps the call waits only for such a wake-up, counted before each step so that none is
+ * lost, with no timer: a wake-up the engine fails to give leaves it
  * spinning, which the model checker reports. Attempts run on the calling thread (Acquisition's grant), against the
  * stand-in Redis.
  */
-final class ModelCaller extends LockRequest {
+final class ModelCaller extends CallbackCall {
 
     /** Wake-ups told so far. */
     private final AtomicInteger wakes = new AtomicInteger();
@@ -27,8 +27,13 @@ final class ModelCaller extends LockRequest {
     private volatile boolean cancelled;
 
     ModelCaller(LockEngine engine, String key, Object owner) {
-        super(engine, key, LockOptions.defaults().withOwner(owner).withLeaseTime(Duration.ofSeconds(30)),
-                key, true, owner);
+        super(engine.calls, engine.async.subscriber(), key,
+                LockOptions.defaults().withOwner(owner).withLeaseTime(Duration.ofSeconds(30)), key, true, owner);
+    }
+
+    @Override
+    void wake() {
+        this.wakes.incrementAndGet();
     }
 
     /** Withdraws the call, as completing its future from outside does: it is woken to end its wait. */
@@ -39,7 +44,7 @@ final class ModelCaller extends LockRequest {
 
     /** The lock, or null when the call was cancelled first. */
     @Nullable RedisLockHandle run() {
-        LocalQueue queue = this.engine.queues.enter(this.key);
+        LocalQueue queue = this.parts.queues().enter(this.key);
         try {
             if (!queue.busy() || ownerHoldOpen()) {
                 RedisLockHandle handle = attempt();
@@ -50,25 +55,25 @@ final class ModelCaller extends LockRequest {
             return waitFor(queue);
         }
         finally {
-            this.engine.queues.exit(queue);
+            this.parts.queues().exit(queue);
         }
     }
 
     private @Nullable RedisLockHandle waitFor(LocalQueue queue) {
-        WaitingCall call = new WaitingCall(this, queue, System.nanoTime(), TimeUnit.SECONDS.toNanos(10),
-                this.wakes::incrementAndGet);
+        WaitingCall call = new WaitingCall(this, this.parts.waits(), queue, System.nanoTime(),
+                TimeUnit.SECONDS.toNanos(10), this);
         boolean acquired = false;
         try {
             int seen = this.wakes.get();
-            WaitingCall.Step step = call.next();
+            WaitState step = call.next();
             while (true) {
                 switch (step) {
                     case HANDED -> {
                         acquired = true;
                         return call.handedOff();
                     }
-                    case TIMED_OUT -> throw new AssertionError("the wait ended, with time standing still");
-                    case ATTEMPT -> {
+                    case GONE -> throw new AssertionError("the wait ended, with time standing still");
+                    case ATTEMPTING -> {
                         RedisLockHandle handle = call.attempt(this::attempt);
                         if (handle != null) {
                             acquired = true;
@@ -78,7 +83,7 @@ final class ModelCaller extends LockRequest {
                         step = call.refused();
                         continue;
                     }
-                    default -> { // CLAIMED, BEHIND, PAUSE: until woken
+                    default -> { // CLAIMED, BEHIND, WAITING: until woken
                     }
                 }
                 while (this.wakes.get() == seen) {

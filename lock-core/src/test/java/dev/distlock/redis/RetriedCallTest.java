@@ -142,7 +142,8 @@ class RetriedCallTest {
 
         LockEngine engine = engineOf(locks);
         long undone = System.nanoTime();
-        new GrantFailures(engine, granted.hold, granted.holdId, true).failed(new QueryTimeoutException("lost reply"));
+        new GrantFailures(engine.calls.failures(), granted.hold, granted.holdId, true)
+            .failed(new QueryTimeoutException("lost reply"));
         LockHandle acquired = waiter.get(10, TimeUnit.SECONDS);
         assertThat(Duration.ofNanos(System.nanoTime() - undone)).as("woken by the undo, not by its 5 s re-check")
             .isLessThan(Duration.ofMillis(2500));
