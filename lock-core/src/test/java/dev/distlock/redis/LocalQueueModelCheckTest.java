@@ -1,10 +1,15 @@
 package dev.distlock.redis;
 
-import java.lang.reflect.Field;
+import static dev.distlock.redis.ModelCheckSupport.KEY;
+import static dev.distlock.redis.ModelCheckSupport.awaitQueued;
+import static dev.distlock.redis.ModelCheckSupport.block;
+import static dev.distlock.redis.ModelCheckSupport.callback;
+import static dev.distlock.redis.ModelCheckSupport.expect;
+import static dev.distlock.redis.ModelCheckSupport.joinAll;
+import static dev.distlock.redis.ModelCheckSupport.start;
+
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jetbrains.lincheck.Lincheck;
@@ -12,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.redis.ModelCheckSupport.Holders;
 
 /**
  * The local queue, hand-off and waiting state of lock-core (LocalQueues, LocalQueue, QueueTurn, WaitingCall, HandOffs,
@@ -22,22 +28,26 @@ import org.junit.jupiter.api.Test;
  * <ul>
  * <li>one holder at a time (calls of one owner re-enter and may hold together, others never);</li>
  * <li>FIFO among the waiters of a key: a release hands the lock to the waiter queued first;</li>
- * <li>no lost wake-up: every waiter ends; Lincheck models {@code System.nanoTime()} as a constant, so no wait times out
- * and no timed pause stands in for a missed wake-up: a waiter nobody wakes spins, which Lincheck reports as a hang;</li>
+ * <li>no lost wake-up: every waiter ends. Lincheck models {@code System.nanoTime()} as a constant, so no wait times out
+ * and no timed pause stands in for a missed wake-up: a callback waiter nobody wakes spins, a blocking one waits for
+ * its release signal for ever (its parks return at once, as the model checker lets a park wake spuriously), which
+ * Lincheck reports as a hang;</li>
  * <li>re-entry of the same owner: a queued call of the owner that is granted the lock enters while it holds;</li>
  * <li>a cancelled waiter is gone: the waiter behind it is served, and a lock handed to it meanwhile is passed on.</li>
  * </ul>
- * The callers are callback callers ({@link ModelCaller}, driven as AsyncAcquisition drives its WaitingCall), not
- * AsyncAcquisition itself (its script calls need Lettuce's asynchronous connection) nor the blocking Acquisition (its
- * timed parks, which Lincheck returns from at once, turn every wait into a busy loop too slow to explore). Not covered:
- * blocking callers, {@code close()}, Redis failures.
+ * The callers are callback callers ({@link ModelCaller}, driven as AsyncAcquisition drives its WaitingCall;
+ * AsyncAcquisition's script calls need Lettuce's asynchronous connection), alone and mixed on one key with blocking
+ * ones ({@link Acquisition}, the service's blocking path, its thread parked between steps): a blocking holder handing
+ * the lock to a blocking waiter, then to a callback one; a blocking call re-entering its owner's callback hold. Each
+ * scenario costs a few seconds (the first more: Lincheck instruments the classes then). Not covered: Redis failures,
+ * and {@code close()}: Lincheck 3.7 cannot follow LockEngine.close() (on an engine built before the run it fails taking
+ * and restoring its snapshot of the engine's thread pools; on one built in the run the analysis aborts after about a
+ * minute).
  */
 class LocalQueueModelCheckTest {
 
     /** Interleavings explored per scenario (-Ddistlock.modelcheck.invocations=N for more, by hand). */
     private static final int INVOCATIONS = Integer.getInteger("distlock.modelcheck.invocations", 3);
-
-    private static final String KEY = "k";
 
     private InMemoryLockRedis redis;
 
@@ -46,42 +56,7 @@ class LocalQueueModelCheckTest {
     @BeforeEach
     void startEngine() {
         this.redis = new InMemoryLockRedis();
-        this.engine = new LockEngine(RedisLockService.builder(redis)
-            .waitStrategy(WaitStrategy.POLLING)
-            .shardingProxy(true)
-            .evictionPolicyCheck(EvictionPolicyCheck.OFF));
-        // the instance record's first write (which fails on the stand-in), off the check
-        this.engine.calls.ownerTokens().get();
-        warmUp();
-    }
-
-    /**
-     * One of each script call the scenarios make, outside the model checker: a grant, a re-entry, a hand-off, the
-     * releases; so that what the engine does once per service (a script's first use) is done before the check.
-     */
-    private void warmUp() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // a real clock here: bounded, never hangs
-        for (int holds = 1; holds <= 2; holds++) {
-            Object owner = new Object();
-            List<RedisLockHandle> handles = new ArrayList<>();
-            for (int i = 0; i < holds; i++) {
-                handles.add(lock(owner));
-            }
-            Thread waiter = start(() -> lock(new Object()).release());
-            while (queued() < 1 && System.nanoTime() - deadline < 0) {
-                Thread.onSpinWait();
-            }
-            handles.forEach(RedisLockHandle::release);
-            try {
-                waiter.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            }
-            catch (InterruptedException ex) {
-                throw new AssertionError(ex);
-            }
-            expect(!waiter.isAlive(), "the waiter was handed the lock on the stand-in");
-        }
-        expect(this.redis.handOffs == 2 && !this.redis.held(), "the engine runs on the stand-in");
-        this.redis.reset();
+        this.engine = ModelCheckSupport.engine(this.redis);
     }
 
     @AfterEach
@@ -89,17 +64,32 @@ class LocalQueueModelCheckTest {
         engine.close();
     }
 
-    /** Two owners queue behind a third; its release hands the lock on in their order, one holder at a time. */
+    /** Two callback callers queue behind a third; its release hands the lock on in their order, one at a time. */
     @Test
     void handsOnInArrivalOrderOneHolderAtATime() {
+        handsOnInArrivalOrder(false, false, false);
+    }
+
+    /**
+     * The same with both styles on one key: a blocking holder, a blocking waiter (its thread parked, woken by the
+     * hand-off), then a callback waiter.
+     */
+    @Test
+    void mixedCallersHandOnInArrivalOrder() {
+        handsOnInArrivalOrder(true, true, false);
+    }
+
+    private void handsOnInArrivalOrder(boolean blockingHolder, boolean blockingFirst, boolean blockingSecond) {
         check(() -> {
             Holders holders = new Holders();
-            RedisLockHandle first = lock(new Object());
+            RedisLockHandle first = blockingHolder ? block(engine, new Object()) : callback(engine, new Object());
             List<Thread> waiters = new ArrayList<>();
+            List<Boolean> styles = List.of(blockingFirst, blockingSecond);
             for (String name : List.of("a", "b")) {
+                boolean blocking = styles.get(waiters.size());
                 Object owner = new Object();
-                waiters.add(start(() -> holders.hold(name, owner, () -> { })));
-                awaitQueued(waiters.size());
+                waiters.add(start(() -> holders.hold(name, owner, () -> call(blocking, owner), () -> { })));
+                awaitQueued(engine, waiters.size());
             }
             first.release();
             joinAll(waiters);
@@ -108,25 +98,37 @@ class LocalQueueModelCheckTest {
     }
 
     /**
-     * Two calls of one owner wait behind another owner: when the first is handed the lock, the second re-enters it
-     * while the first holds it (each waits inside for the other, so a second call held back hangs the scenario).
+     * Two callback calls of one owner wait behind another owner: when the first is handed the lock, the second
+     * re-enters it while the first holds it (each waits inside for the other, so a second call held back hangs).
      */
     @Test
     void queuedCallsOfTheGrantedOwnerReenter() {
+        queuedCallsReenter(false, false);
+    }
+
+    /** The same with the owner's first call a callback call and its second blocking. */
+    @Test
+    void queuedCallbackAndBlockingCallsOfTheGrantedOwnerReenter() {
+        queuedCallsReenter(false, true);
+    }
+
+    private void queuedCallsReenter(boolean blockingFirst, boolean blockingSecond) {
         check(() -> {
             Holders holders = new Holders();
             Object owner = new Object();
             AtomicInteger inside = new AtomicInteger();
-            RedisLockHandle first = lock(new Object());
+            RedisLockHandle first = callback(engine, new Object());
             List<Thread> waiters = new ArrayList<>();
+            List<Boolean> styles = List.of(blockingFirst, blockingSecond);
             for (String name : List.of("a1", "a2")) {
-                waiters.add(start(() -> holders.hold(name, owner, () -> {
+                boolean blocking = styles.get(waiters.size());
+                waiters.add(start(() -> holders.hold(name, owner, () -> call(blocking, owner), () -> {
                     inside.incrementAndGet();
                     while (inside.get() < 2) {
                         Thread.onSpinWait(); // the owner's other call enters meanwhile
                     }
                 })));
-                awaitQueued(waiters.size());
+                awaitQueued(engine, waiters.size());
             }
             first.release();
             joinAll(waiters);
@@ -139,17 +141,23 @@ class LocalQueueModelCheckTest {
     void cancelledWaiterIsGone() {
         check(() -> {
             Holders holders = new Holders();
-            RedisLockHandle first = lock(new Object());
-            ModelCaller cancelled = new ModelCaller(engine, KEY, new Object());
-            Thread cancelledThread = start(() -> holders.hold("cancelled", cancelled, () -> { }));
-            awaitQueued(1);
-            Thread behind = start(() -> holders.hold("next", new ModelCaller(engine, KEY, new Object()), () -> { }));
-            awaitQueued(2);
+            RedisLockHandle first = callback(engine, new Object());
+            Object cancelledOwner = new Object();
+            ModelCaller cancelled = new ModelCaller(engine, KEY, cancelledOwner);
+            Thread cancelledThread = start(() -> holders.hold("cancelled", cancelledOwner, cancelled::run, () -> { }));
+            awaitQueued(engine, 1);
+            Object next = new Object();
+            Thread behind = start(() -> holders.hold("next", next, () -> callback(engine, next), () -> { }));
+            awaitQueued(engine, 2);
             cancelled.cancel();
             first.release();
             joinAll(List.of(cancelledThread, behind));
             expect(holders.order.contains("next"), "the waiter behind was served: " + holders.order);
         });
+    }
+
+    private RedisLockHandle call(boolean blocking, Object owner) {
+        return blocking ? block(engine, owner) : callback(engine, owner);
     }
 
     /** Runs a scenario under the model checker, each run on a fresh key state; then the queue must be gone. */
@@ -162,97 +170,5 @@ class LocalQueueModelCheckTest {
             expect(engine.calls.queues().size() == 0, "every local queue closed");
             expect(!redis.held(), "the lock is free in Redis");
         });
-    }
-
-    /** What the scenario's callers did, in order, and the one-holder invariant. */
-    private final class Holders {
-
-        final List<String> order = new ArrayList<>();
-
-        private final List<Object> holding = new ArrayList<>();
-
-        void hold(String name, Object owner, Runnable inside) {
-            hold(name, new ModelCaller(engine, KEY, owner), inside);
-        }
-
-        /** Takes the lock with {@code caller}, checks it is the only owner holding it, runs {@code inside}. */
-        void hold(String name, ModelCaller caller, Runnable inside) {
-            RedisLockHandle handle = caller.run();
-            if (handle == null) {
-                note(name + " cancelled");
-                return;
-            }
-            Object owner = caller.holdKey.owner();
-            synchronized (this) {
-                for (Object other : this.holding) {
-                    expect(other == owner, name + " holds the lock while another owner holds it");
-                }
-                this.holding.add(owner);
-                this.order.add(name);
-            }
-            inside.run();
-            synchronized (this) {
-                this.holding.remove(owner);
-            }
-            handle.release();
-        }
-
-        synchronized void note(String event) {
-            this.order.add(event);
-        }
-    }
-
-    private RedisLockHandle lock(Object owner) {
-        RedisLockHandle handle = new ModelCaller(engine, KEY, owner).run();
-        expect(handle != null, "granted");
-        return handle;
-    }
-
-    /** Waits until {@code count} callers queue for the key (the scenario's order of arrival). */
-    private void awaitQueued(int count) {
-        while (queued() < count) {
-            Thread.onSpinWait();
-        }
-    }
-
-    /** The callers queued for the key now: the queue's private deque, read under its lock. */
-    private int queued() {
-        LocalQueue queue = engine.calls.queues().get(KEY);
-        if (queue == null) {
-            return 0;
-        }
-        try {
-            Field turns = LocalQueue.class.getDeclaredField("turns");
-            turns.setAccessible(true);
-            synchronized (queue) {
-                return ((Collection<?>) turns.get(queue)).size();
-            }
-        }
-        catch (ReflectiveOperationException ex) {
-            throw new AssertionError(ex);
-        }
-    }
-
-    private static Thread start(Runnable caller) {
-        Thread thread = new Thread(caller);
-        thread.start();
-        return thread;
-    }
-
-    private static void joinAll(Collection<Thread> threads) {
-        for (Thread thread : threads) {
-            try {
-                thread.join();
-            }
-            catch (InterruptedException ex) {
-                throw new AssertionError(ex);
-            }
-        }
-    }
-
-    private static void expect(boolean holds, String what) {
-        if (!holds) {
-            throw new AssertionError(what);
-        }
     }
 }
