@@ -28,6 +28,9 @@ final class ProcessChecks {
     /** The same for the fair key after a client was killed or stopped: its waiters' queue places last 6 s. */
     static final long FAIR_CALM_AFTER_NANOS = 7_000_000_000L;
 
+    /** The same after a Cluster failover: the clients see the new master within their refresh period (1 s). */
+    static final long FAILOVER_CALM_AFTER_NANOS = 3_000_000_000L;
+
     private final ProcessHistory history;
 
     private final long graceNanos;
@@ -201,14 +204,17 @@ final class ProcessChecks {
 
     /**
      * Whether no fault is near: none from 1 s before it to 2 s after it ends; the restart grace and 2 s after a
-     * restart-empty; 7 s after a client's kill or stop for the fair key.
+     * restart-empty; 3 s after a Cluster failover (once the old master has rejoined); 7 s after a client's kill or
+     * stop, or a failover, for the fair key.
      */
     private boolean calm(String key, long t) {
         for (Fault fault : this.history.faults) {
             long to = fault.kind().equals("kill") ? fault.from() : fault.to();
             boolean client = fault.kind().equals("kill") || fault.kind().equals("stop");
+            boolean failover = fault.kind().equals("failover");
             long after = fault.kind().equals("redis-restart") ? this.graceNanos + CALM_AFTER_NANOS
-                    : client && key.equals(ProcessOps.FAIR) ? FAIR_CALM_AFTER_NANOS : CALM_AFTER_NANOS;
+                    : (client || failover) && key.equals(ProcessOps.FAIR) ? FAIR_CALM_AFTER_NANOS
+                    : failover ? FAILOVER_CALM_AFTER_NANOS : CALM_AFTER_NANOS;
             if (t >= fault.from() - 1_000_000_000L && t <= to + after) {
                 return false;
             }
