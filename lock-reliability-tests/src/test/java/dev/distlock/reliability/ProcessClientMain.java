@@ -59,7 +59,7 @@ public final class ProcessClientMain {
         Duration grace = Duration.ofMillis(Long.parseLong(args[5]));
         List<String> schedule = args[6].equals("-") ? null : Files.readAllLines(Path.of(args[6]));
         try (Clients clients = new Clients()) {
-            RedisLockService locks = lockService(clients, args[0], grace);
+            RedisLockService locks = lockService(clients, args[0], grace, client);
             if (client.equals("probe")) {
                 probe(locks);
                 System.exit(0);
@@ -98,11 +98,12 @@ public final class ProcessClientMain {
     }
 
     /**
-     * The service on one Redis, or on a Redis Cluster followed through failovers as docs/topologies.md says, with
+     * The service on one Redis, or on a Redis Cluster followed through failovers as docs/topologies.md says (one
+     * client refreshes its view rarely, {@link ProcessCluster#refreshPeriod}), with
      * replica acknowledgements as by default (one replica: every master has one) within a timeout below the command
      * timeout, as docs/safety-restarts.md advises.
      */
-    private static RedisLockService lockService(Clients clients, String address, Duration grace) {
+    private static RedisLockService lockService(Clients clients, String address, Duration grace, String client) {
         if (!address.startsWith(ProcessCluster.PREFIX)) {
             return clients.service(Integer.parseInt(address), COMMAND_TIMEOUT,
                     b -> b.watchdogLease(WATCHDOG_LEASE).restartGrace(grace));
@@ -110,7 +111,7 @@ public final class ProcessClientMain {
         TopologyClients cluster = new TopologyClients();
         clients.register(cluster);
         return cluster.service(cluster.clusterFollowingFailovers(ProcessCluster.seedNodes(address),
-                ProcessCluster.REFRESH_PERIOD, COMMAND_TIMEOUT), b -> b.watchdogLease(WATCHDOG_LEASE)
+                ProcessCluster.refreshPeriod(client), COMMAND_TIMEOUT), b -> b.watchdogLease(WATCHDOG_LEASE)
                     .restartGrace(grace)
                     .replicaAcknowledgements(RedisLockServiceBuilder.REPLICAS_BY_TOPOLOGY, ACKNOWLEDGEMENT_TIMEOUT));
     }

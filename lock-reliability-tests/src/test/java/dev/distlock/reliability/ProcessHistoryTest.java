@@ -134,6 +134,13 @@ class ProcessHistoryTest {
                         + " LockTimeoutException"));
         longer.addFault(new Fault("failover", "master:7001", 400 * MS, 800 * MS));
         assertThat(check(longer)).singleElement().asString().contains("without the waiter being woken");
+
+        ProcessHistory slow = new ProcessHistory();
+        slow.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),
+                "R 1 " + ms(500) + " " + ms(510) + " ok"));
+        slow.addProcess("s2g0", List.of("N pa 1 " + ms(200) + " " + ms(6400) + " LockTimeoutException"));
+        slow.addFault(new Fault("failover", "master:7001", 400 * MS, 800 * MS));
+        assertThat(check(slow)).as("the client refreshing every 30 s is not judged after a failover").isEmpty();
     }
 
     @Test
