@@ -14,8 +14,8 @@ import dev.distlock.reliability.ExplorerSchedule.Fault;
  * -9 of the lock's Redis and a fresh, empty redis-server on its port after {@code a} ms) and {@code redis-pause}
  * (SIGSTOP of the lock's Redis for {@code a} ms); on a Redis Cluster ({@link ProcessCluster}) {@code failover} instead
  * of the last two: the master of key {@code b}'s slot paused until its replica took over, and {@code a} ms more (a
- * failover takes 2 to 4 s more, counted before the next gap). Gaps of 1.5 to 4 s lie between them, one in three 5 to
- * 8 s.
+ * failover takes 2 to 4 s more, counted before the next gap). Gaps of 1.5 to 4 s lie between them, one in two 6 to
+ * 9 s.
  */
 final class ProcessFaults {
 
@@ -57,8 +57,8 @@ final class ProcessFaults {
             boolean failover = kind.equals("failover");
             faults.add(new Fault(at, kind, target, a, failover ? random.nextInt(ProcessOps.KEYS.size()) : 0));
             at += failover ? FAILOVER_ALLOWANCE_MILLIS : 0;
-            // one gap in three is a calm stretch long enough for the wake-up check to judge waits in it
-            at += a + (random.nextInt(3) == 0 ? 5000 + random.nextInt(3000) : 1500 + random.nextInt(2500));
+            // one gap in two is a calm stretch long enough for the wake-up check to judge waits in it (3 to 6 s)
+            at += a + (random.nextInt(2) == 0 ? 6000 + random.nextInt(3000) : 1500 + random.nextInt(2500));
         }
         return faults;
     }
