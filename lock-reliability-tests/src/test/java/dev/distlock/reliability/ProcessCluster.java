@@ -16,7 +16,7 @@ import dev.distlock.test.Replication;
  * key's slot paused (SIGSTOP) until its replica has taken over, and a drawn while longer, then resumed; the run goes
  * on once it has rejoined as the new master's replica and caught up (as {@code RedisClusterPausedMasterTest} does).
  * The children reach it through {@link #address()}; their services ask one replica's acknowledgement per grant and
- * renewal, the library's default on a Cluster whose every master has a replica.
+ * renewal (set explicitly: the by-topology default decides none when its first topology read times out).
  */
 final class ProcessCluster {
 

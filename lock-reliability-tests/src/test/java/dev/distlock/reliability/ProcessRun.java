@@ -168,7 +168,8 @@ final class ProcessRun implements ProcessFaults.Target {
             }
             if (onCluster() && child.output().contains("READY")
                     && child.output().stream().noneMatch(l -> l.contains(ProcessCluster.ACKNOWLEDGED))) {
-                violations.add(name + " died: its service did not log '" + ProcessCluster.ACKNOWLEDGED + "'");
+                violations.add(name + " died: it ran without replica acknowledgements (no '"
+                        + ProcessCluster.ACKNOWLEDGED + "' in its log), which the mode's checks assume");
             }
             child.output().stream().filter(l -> l.startsWith("ERROR") || l.startsWith("Exception"))
                 .forEach(l -> violations.add(name + " died: " + l));
