@@ -28,6 +28,9 @@ final class ProcessChecks {
     /** The same for the fair key after a client was killed or stopped: its waiters' queue places last 6 s. */
     static final long FAIR_CALM_AFTER_NANOS = 7_000_000_000L;
 
+    /** The same after a Cluster failover: the clients see the new master within their refresh period (1 s). */
+    static final long FAILOVER_CALM_AFTER_NANOS = 3_000_000_000L;
+
     private final ProcessHistory history;
 
     private final long graceNanos;
@@ -183,7 +186,7 @@ final class ProcessChecks {
         int allowed = key.equals(ProcessOps.SEMAPHORE) ? ProcessOps.LIMIT - permits : 0;
         long freeFrom = asked;
         for (long t = asked; t <= ended; t += 10_000_000) {
-            boolean calm = calm(key, t);
+            boolean calm = calm(process, key, t);
             judged |= calm;
             if (!calm || busyPermits(key, t, self) > allowed) {
                 freeFrom = t + 10_000_000;
@@ -201,14 +204,23 @@ final class ProcessChecks {
 
     /**
      * Whether no fault is near: none from 1 s before it to 2 s after it ends; the restart grace and 2 s after a
-     * restart-empty; 7 s after a client's kill or stop for the fair key.
+     * restart-empty; 3 s after a Cluster failover (once the old master has rejoined); 7 s after a client's kill or
+     * stop, or a failover, for the fair key; never after a failover began for the client that refreshes its view of
+     * the cluster every 30 s (outside docs/topologies.md's advice, so its waiters may wake late; its grants are
+     * judged as every other's).
      */
-    private boolean calm(String key, long t) {
+    private boolean calm(String process, String key, long t) {
         for (Fault fault : this.history.faults) {
+            if (fault.kind().equals("failover") && process.startsWith(ProcessCluster.SLOW_CLIENT)
+                    && t >= fault.from() - 1_000_000_000L) {
+                return false;
+            }
             long to = fault.kind().equals("kill") ? fault.from() : fault.to();
             boolean client = fault.kind().equals("kill") || fault.kind().equals("stop");
+            boolean failover = fault.kind().equals("failover");
             long after = fault.kind().equals("redis-restart") ? this.graceNanos + CALM_AFTER_NANOS
-                    : client && key.equals(ProcessOps.FAIR) ? FAIR_CALM_AFTER_NANOS : CALM_AFTER_NANOS;
+                    : (client || failover) && key.equals(ProcessOps.FAIR) ? FAIR_CALM_AFTER_NANOS
+                    : failover ? FAILOVER_CALM_AFTER_NANOS : CALM_AFTER_NANOS;
             if (t >= fault.from() - 1_000_000_000L && t <= to + after) {
                 return false;
             }

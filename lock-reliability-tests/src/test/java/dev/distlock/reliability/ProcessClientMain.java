@@ -30,7 +30,7 @@ import dev.distlock.redis.RedisLockService;
  * E handle endNanos held deadlineNanos  the section ends (held: isHeld() then)
  * R handle sentNanos doneNanos outcome  the release (ok, or the exception's simple name)
  * </pre>
- * Arguments: lock port, resource port, client name ({@code probe}: take every key once, after a run), seed, the clock
+ * Arguments: lock port (or a cluster's {@link ProcessCluster#address()}), resource port, client name ({@code probe}: take every key once, after a run), seed, the clock
  * file (the run's start and end in nanos, written by the parent once every first client is ready; the child says
  * {@code READY} and waits for it), restart grace ms, schedule file or -.
  */
@@ -40,6 +40,9 @@ public final class ProcessClientMain {
 
     static final Duration WATCHDOG_LEASE = Duration.ofMillis(1500);
 
+    /** On a Redis Cluster: how long a grant or renewal waits for its replica (below the command timeout). */
+    static final Duration ACKNOWLEDGEMENT_TIMEOUT = Duration.ofMillis(250);
+
     private static final AtomicLong HANDLES = new AtomicLong();
 
     private static final Map<Long, LockHandle> HELD = new ConcurrentHashMap<>();
@@ -48,7 +51,6 @@ public final class ProcessClientMain {
     }
 
     public static void main(String[] args) throws Exception {
-        int lockPort = Integer.parseInt(args[0]);
         int resourcePort = Integer.parseInt(args[1]);
         String client = args[2];
         long seed = Long.parseLong(args[3]);
@@ -56,8 +58,7 @@ public final class ProcessClientMain {
         Duration grace = Duration.ofMillis(Long.parseLong(args[5]));
         List<String> schedule = args[6].equals("-") ? null : Files.readAllLines(Path.of(args[6]));
         try (Clients clients = new Clients()) {
-            RedisLockService locks = clients.service(lockPort, COMMAND_TIMEOUT,
-                    b -> b.watchdogLease(WATCHDOG_LEASE).restartGrace(grace));
+            RedisLockService locks = lockService(clients, args[0], grace, client);
             if (client.equals("probe")) {
                 probe(locks);
                 System.exit(0);
@@ -93,6 +94,25 @@ public final class ProcessClientMain {
             System.exit(2);
         }
         System.exit(0);
+    }
+
+    /**
+     * The service on one Redis, or on a Redis Cluster followed through failovers as docs/topologies.md says (one
+     * client refreshes its view rarely, {@link ProcessCluster#refreshPeriod}), with one replica's acknowledgement
+     * (what the default decides when it reads the topology at startup; set explicitly, since a first read that times
+     * out under load decides none) within a timeout below the command timeout, as docs/safety-restarts.md advises.
+     */
+    private static RedisLockService lockService(Clients clients, String address, Duration grace, String client) {
+        if (!address.startsWith(ProcessCluster.PREFIX)) {
+            return clients.service(Integer.parseInt(address), COMMAND_TIMEOUT,
+                    b -> b.watchdogLease(WATCHDOG_LEASE).restartGrace(grace));
+        }
+        TopologyClients cluster = new TopologyClients();
+        clients.register(cluster);
+        return cluster.service(cluster.clusterFollowingFailovers(ProcessCluster.seedNodes(address),
+                ProcessCluster.refreshPeriod(client), COMMAND_TIMEOUT), b -> b.watchdogLease(WATCHDOG_LEASE)
+                    .restartGrace(grace)
+                    .replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT));
     }
 
     /** After a run: takes every key, and every permit of the semaphore, reporting {@code P key ok|exception}. */

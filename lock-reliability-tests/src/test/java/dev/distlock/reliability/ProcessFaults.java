@@ -12,11 +12,20 @@ import dev.distlock.reliability.ExplorerSchedule.Fault;
  * client process; it is started again, as a new process, after {@code a} ms), {@code stop} (SIGSTOP of a client
  * process for {@code a} ms, past the watchdog lease and most fixed leases, then SIGCONT), {@code redis-restart} (kill
  * -9 of the lock's Redis and a fresh, empty redis-server on its port after {@code a} ms) and {@code redis-pause}
- * (SIGSTOP of the lock's Redis for {@code a} ms). Gaps of 1.5 to 4 s lie between them, one in three 5 to 8 s.
+ * (SIGSTOP of the lock's Redis for {@code a} ms); on a Redis Cluster ({@link ProcessCluster}) {@code failover} instead
+ * of the last two: the master of key {@code b}'s slot paused until its replica took over, and {@code a} ms more (a
+ * failover takes 2 to 4 s more, counted before the next gap). Gaps of 1.5 to 4 s lie between them, one in two 6 to
+ * 9 s.
  */
 final class ProcessFaults {
 
     static final List<String> KINDS = List.of("kill", "stop", "redis-restart", "redis-pause");
+
+    /** The kinds of a run on a Redis Cluster. */
+    static final List<String> CLUSTER_KINDS = List.of("kill", "stop", "failover");
+
+    /** What a failover takes beyond its drawn {@code a}: the node timeout, the election, the rejoin. */
+    static final long FAILOVER_ALLOWANCE_MILLIS = 3000;
 
     private ProcessFaults() {
     }
@@ -28,9 +37,10 @@ final class ProcessFaults {
 
     /** The same, drawing only the given kinds ({@code explorer.process.faults}). */
     static List<Fault> draw(long seed, long millis, int clients, List<String> kinds) {
-        if (!KINDS.containsAll(kinds) || kinds.isEmpty()) {
+        boolean cluster = kinds.contains("failover");
+        if (!(cluster ? CLUSTER_KINDS : KINDS).containsAll(kinds)) {
             throw new IllegalArgumentException("explorer.process.faults: a comma-separated subset of " + KINDS
-                    + ", but was " + kinds);
+                    + " (on a Redis Cluster: of " + CLUSTER_KINDS + "), but was " + kinds);
         }
         Random random = new Random(seed ^ 0x5DEECE66DL * 31);
         List<Fault> faults = new ArrayList<>();
@@ -41,12 +51,14 @@ final class ProcessFaults {
             long a = switch (kind) {
                 case "kill" -> 300 + random.nextInt(1200);
                 case "stop" -> 1800 + random.nextInt(1700);
-                case "redis-restart" -> random.nextInt(1500);
+                case "redis-restart", "failover" -> random.nextInt(1500);
                 default -> 300 + random.nextInt(2700);
             };
-            faults.add(new Fault(at, kind, target, a, 0));
-            // one gap in three is a calm stretch long enough for the wake-up check to judge waits in it
-            at += a + (random.nextInt(3) == 0 ? 5000 + random.nextInt(3000) : 1500 + random.nextInt(2500));
+            boolean failover = kind.equals("failover");
+            faults.add(new Fault(at, kind, target, a, failover ? random.nextInt(ProcessOps.KEYS.size()) : 0));
+            at += failover ? FAILOVER_ALLOWANCE_MILLIS : 0;
+            // one gap in two is a calm stretch long enough for the wake-up check to judge waits in it (3 to 6 s)
+            at += a + (random.nextInt(2) == 0 ? 6000 + random.nextInt(3000) : 1500 + random.nextInt(2500));
         }
         return faults;
     }
@@ -64,6 +76,9 @@ final class ProcessFaults {
         void restartClient(int index) throws Exception;
 
         dev.distlock.test.RedisNode redis();
+
+        /** Fails over the cluster's master of {@code key}'s slot (see {@link ProcessCluster#failover}). */
+        ProcessHistory.Fault failover(String key, long pastMillis) throws InterruptedException;
 
         void record(ProcessHistory.Fault fault);
     }
@@ -115,6 +130,13 @@ final class ProcessFaults {
                     sleepUntil(System.nanoTime() + fault.a() * 1_000_000);
                     target.redis().resume();
                     target.record(new ProcessHistory.Fault("redis-pause", "redis", paused, System.nanoTime()));
+                }
+                case "failover" -> {
+                    ProcessHistory.Fault failover = target.failover(ProcessOps.KEYS.get((int) fault.b()), fault.a());
+                    if (failover == null) {
+                        continue;
+                    }
+                    target.record(failover);
                 }
                 default -> throw new IllegalArgumentException("not a process-mode fault: " + fault.kind());
             }

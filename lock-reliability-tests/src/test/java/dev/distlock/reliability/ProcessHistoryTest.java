@@ -120,6 +120,30 @@ class ProcessHistoryTest {
     }
 
     @Test
+    void aClusterFailoverKeepsAStretchFromCountingAsCalmUntilThreeSecondsAfterTheOldMasterRejoined() {
+        ProcessHistory history = new ProcessHistory();
+        history.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),
+                "R 1 " + ms(500) + " " + ms(510) + " ok", "N pa 1 " + ms(200) + " " + ms(5700)
+                        + " LockTimeoutException"));
+        history.addFault(new Fault("failover", "master:7001", 400 * MS, 800 * MS));
+        assertThat(check(history)).as("calm from 3.8 s only").isEmpty();
+
+        ProcessHistory longer = new ProcessHistory();
+        longer.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),
+                "R 1 " + ms(500) + " " + ms(510) + " ok", "N pa 1 " + ms(200) + " " + ms(6400)
+                        + " LockTimeoutException"));
+        longer.addFault(new Fault("failover", "master:7001", 400 * MS, 800 * MS));
+        assertThat(check(longer)).singleElement().asString().contains("without the waiter being woken");
+
+        ProcessHistory slow = new ProcessHistory();
+        slow.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),
+                "R 1 " + ms(500) + " " + ms(510) + " ok"));
+        slow.addProcess("s2g0", List.of("N pa 1 " + ms(200) + " " + ms(6400) + " LockTimeoutException"));
+        slow.addFault(new Fault("failover", "master:7001", 400 * MS, 800 * MS));
+        assertThat(check(slow)).as("the client refreshing every 30 s is not judged after a failover").isEmpty();
+    }
+
+    @Test
     void aKeyWhoseReleaseFailedCountsAsHeldUntilItsLeaseCouldHaveEnded() {
         ProcessHistory history = new ProcessHistory();
         history.addProcess("s0g0", List.of(grant(1, "pa", 1, 10, 100), "E 1 " + ms(500) + " true " + ms(1600),

@@ -29,6 +29,9 @@ final class ProcessOps {
 
     static final int LIMIT = 3;
 
+    /** The section of a long hold: waiters behind it wait past the wake-up check's 2.5 s. */
+    static final long LONG_HOLD_MILLIS = 3500;
+
     static final List<String> KEYS = List.of("pa", "pb", FAIR, SEMAPHORE);
 
     /** Assigns or drops a handle's id for the deadline reports. */
@@ -87,20 +90,29 @@ final class ProcessOps {
             long at = (System.nanoTime() - t0) / 1_000_000;
             String key = KEYS.get(random.nextInt(KEYS.size()));
             this.out.accept("O " + worker + " " + at + " " + Long.toHexString(state) + " " + key);
-            operate(key, random);
+            operate(key, random, end);
             if (scheduled == null) {
                 sleepUntil(System.nanoTime() + random.nextInt(300) * 1_000_000L, end);
             }
         }
     }
 
-    private void operate(String key, ExplorerRandom random) {
-        int permits = key.equals(SEMAPHORE) ? 1 + random.nextInt(2) : 1;
+    /**
+     * One operation. Two in five wait 5 s and one watchdog hold in twenty lasts {@link #LONG_HOLD_MILLIS} (unless it
+     * would outlast the run), so that in calm stretches callers wait past the wake-up check's 2.5 s and are woken by
+     * a release (or found not woken); a semaphore step takes one to all three permits.
+     */
+    private void operate(String key, ExplorerRandom random, long end) {
+        int permits = key.equals(SEMAPHORE) ? 1 + random.nextInt(LIMIT) : 1;
         int draw = random.nextInt(10);
-        Duration wait = Duration.ofMillis(draw < 2 ? 0 : draw < 8 ? 200 + random.nextInt(2800) : 5000);
+        Duration wait = Duration.ofMillis(draw < 2 ? 0 : draw < 6 ? 200 + random.nextInt(2800) : 5000);
         long lease = random.nextBoolean() ? 0 : 600 + random.nextInt(1400);
         boolean async = random.nextInt(10) < 3;
-        long section = random.nextInt(100) < 3 && lease > 0 ? lease + 300 : 20 + random.nextInt(480);
+        int kind = random.nextInt(100);
+        long section = kind < 3 && lease > 0 ? lease + 300 : 20 + random.nextInt(480);
+        if (kind >= 95 && lease == 0 && System.nanoTime() + (wait.toMillis() + LONG_HOLD_MILLIS) * 1_000_000 < end) {
+            section = LONG_HOLD_MILLIS;
+        }
         int release = random.nextInt(3);
         LockOptions options = ProcessClientMain.options(key, permits, wait, lease);
         long asked = System.nanoTime();

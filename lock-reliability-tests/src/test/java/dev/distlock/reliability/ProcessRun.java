@@ -20,6 +20,7 @@ import dev.distlock.test.RedisServers;
  * worker threads each) contend for the keys of {@link ProcessOps} on one Redis, with a fenced resource on another,
  * while the seed's faults ({@link ProcessFaults}) kill and stop clients and kill (restart empty) and pause Redis. The
  * children may run another build's lock-core ({@code coreClasses}); the checker runs here, over the merged history.
+ * On a Redis Cluster ({@link ProcessCluster}) the faults are kills, stops and a master paused past its failover.
  */
 final class ProcessRun implements ProcessFaults.Target {
 
@@ -27,6 +28,9 @@ final class ProcessRun implements ProcessFaults.Target {
 
     /** The faults field of a schedule a seeded run recorded, whose operations a replay performs. */
     static final String REPLAY = "process-replay";
+
+    /** The faults field of a seeded run on a Redis Cluster ({@code CLUSTER + "-replay"}: its replay). */
+    static final String CLUSTER = "process-cluster";
 
     /** The restart grace: longer than every lease (the watchdog's 1.5 s, fixed ones up to 2 s). */
     static final Duration GRACE = Duration.ofSeconds(3);
@@ -46,6 +50,11 @@ final class ProcessRun implements ProcessFaults.Target {
     private final List<ProcessHistory.Fault> faults = new CopyOnWriteArrayList<>();
 
     private RedisNode redis;
+
+    private ProcessCluster cluster;
+
+    /** The lock's Redis as the children take it: a port, or a cluster's {@link ProcessCluster#address()}. */
+    private String lockAddress;
 
     private int resourcePort;
 
@@ -71,6 +80,12 @@ final class ProcessRun implements ProcessFaults.Target {
                 new ArrayList<>(ProcessFaults.draw(seed, seconds * 1000L, CLIENTS, kinds)));
     }
 
+    /** The schedule of a seed on a Redis Cluster, drawing these kinds of {@link ProcessFaults#CLUSTER_KINDS}. */
+    static ExplorerSchedule seededOnCluster(long seed, int seconds, List<String> kinds) {
+        return new ExplorerSchedule(seed, seconds, CLUSTER, false, false,
+                new ArrayList<>(ProcessFaults.draw(seed, seconds * 1000L, CLIENTS, kinds)));
+    }
+
     private static String replaceCore(String coreClasses) {
         List<String> entries = new ArrayList<>();
         for (String entry : ChildJvm.testClassPath().split(File.pathSeparator)) {
@@ -84,7 +99,11 @@ final class ProcessRun implements ProcessFaults.Target {
 
     /** Whether this run replays recorded operations (else the children draw them from the seed). */
     private boolean replay() {
-        return this.schedule.faults().equals(REPLAY);
+        return this.schedule.faults().endsWith("replay");
+    }
+
+    private boolean onCluster() {
+        return this.schedule.faults().startsWith(CLUSTER);
     }
 
     ProcessResult run() throws Exception {
@@ -98,9 +117,16 @@ final class ProcessRun implements ProcessFaults.Target {
         List<String> violations = new ArrayList<>();
         int ran;
         try (RedisServers servers = RedisServers.create()) {
-            this.redis = servers.start();
+            if (onCluster()) {
+                this.cluster = new ProcessCluster(servers);
+                this.lockAddress = this.cluster.address();
+            }
+            else {
+                this.redis = servers.start();
+                this.redis.call("SET", "distlock:restart-grace", "1"); // a fresh server, no grace (safety-restarts)
+                this.lockAddress = Integer.toString(this.redis.port());
+            }
             this.resourcePort = servers.start().port();
-            this.redis.call("SET", "distlock:restart-grace", "1"); // a fresh server, no grace (docs/safety-restarts)
             Path clock = this.dir.resolve("clock-" + this.schedule.seed() + ".txt");
             Files.deleteIfExists(clock);
             for (int i = 0; i < CLIENTS; i++) {
@@ -140,6 +166,11 @@ final class ProcessRun implements ProcessFaults.Target {
             if (!killed && !child.output().contains("READY")) {
                 violations.add(name + " died before it was ready: " + child.output());
             }
+            if (onCluster() && child.output().contains("READY")
+                    && child.output().stream().noneMatch(l -> l.contains(ProcessCluster.ACKNOWLEDGED))) {
+                violations.add(name + " died: it ran without replica acknowledgements (no '"
+                        + ProcessCluster.ACKNOWLEDGED + "' in its log), which the mode's checks assume");
+            }
             child.output().stream().filter(l -> l.startsWith("ERROR") || l.startsWith("Exception"))
                 .forEach(l -> violations.add(name + " died: " + l));
         });
@@ -150,8 +181,8 @@ final class ProcessRun implements ProcessFaults.Target {
         items.sort(Comparator.comparingLong(ExplorerSchedule.Item::atMillis));
         Map<String, Integer> byKind = new TreeMap<>();
         this.faults.forEach(f -> byKind.merge(f.kind(), 1, Integer::sum));
-        ExplorerSchedule performed = new ExplorerSchedule(this.schedule.seed(), this.schedule.seconds(), REPLAY, false,
-                false, items);
+        ExplorerSchedule performed = new ExplorerSchedule(this.schedule.seed(), this.schedule.seconds(),
+                onCluster() ? CLUSTER + "-replay" : REPLAY, false, false, items);
         return new ProcessResult(this.schedule.seed(), violations, performed, history.holds.size(),
                 history.refusals.size(), byKind, ran, checks.checks(), checks.wakeUpsJudged(), Duration.ofNanos(System.nanoTime() - startedAt));
     }
@@ -174,8 +205,7 @@ final class ProcessRun implements ProcessFaults.Target {
     private List<String> probe() throws Exception {
         List<String> violations = new ArrayList<>();
         try (ChildJvm probe = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
-                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "probe", "0", "-",
-                Long.toString(GRACE.toMillis()), "-")) {
+                this.lockAddress, Integer.toString(this.resourcePort), "probe", "0", "-", grace(), "-")) {
             probe.awaitExit(Duration.ofSeconds(90));
             for (String key : ProcessOps.KEYS) {
                 String line = probe.output().stream().filter(l -> l.startsWith("P " + key + " ")).findFirst()
@@ -223,17 +253,27 @@ final class ProcessRun implements ProcessFaults.Target {
         long seed = this.schedule.seed() * 1_000_003L + index * 101L + this.generations[index];
         Path ops = this.dir.resolve("ops-" + this.schedule.seed() + ".txt");
         ChildJvm child = ChildJvm.startWith(this.classpath, ProcessClientMain.class,
-                Integer.toString(this.redis.port()), Integer.toString(this.resourcePort), "s" + index,
+                this.lockAddress, Integer.toString(this.resourcePort), "s" + index,
                 Long.toString(seed), this.dir.resolve("clock-" + this.schedule.seed() + ".txt").toAbsolutePath()
-                    .toString(), Long.toString(GRACE.toMillis()),
+                    .toString(), grace(),
                 replay() ? ops.toString() : "-");
         this.clients[index] = child;
         this.processes.put(name(index), child);
     }
 
+    /** The children's restart grace: none on a Cluster, whose nodes are never restarted here. */
+    private String grace() {
+        return onCluster() ? "0" : Long.toString(GRACE.toMillis());
+    }
+
     @Override
     public RedisNode redis() {
         return this.redis;
+    }
+
+    @Override
+    public ProcessHistory.Fault failover(String key, long pastMillis) throws InterruptedException {
+        return this.cluster.failover(key, pastMillis);
     }
 
     @Override

@@ -15,7 +15,9 @@ import java.util.TreeMap;
  * {@link ExplorerShrinker#ddmin} over its recorded schedule). Properties: {@code explorer.process.minutes} or
  * {@code explorer.process.seeds}, {@code explorer.process.seconds} (20), {@code explorer.process.schedule} (a file to
  * replay), {@code explorer.process.core} (another build's lock-core classes for the children),
- * {@code explorer.process.faults} (a comma-separated subset of kill, stop, redis-restart, redis-pause),
+ * {@code explorer.process.faults} (a comma-separated subset of kill, stop, redis-restart, redis-pause, failover),
+ * {@code explorer.process.cluster} ({@code none}, the default; {@code some}: a seed in three, by its value, runs on a
+ * Redis Cluster with kill, stop and failover faults; {@code all}),
  * {@code explorer.process.shrink} (minutes per failed seed, 0), {@code explorer.process.shrinkTries} (3),
  * {@code explorer.stopOnFailure}.
  */
@@ -28,8 +30,11 @@ final class ProcessSoak {
 
     private final String core = System.getProperty("explorer.process.core");
 
-    private final List<String> kinds = List.of(System.getProperty("explorer.process.faults",
-            String.join(",", ProcessFaults.KINDS)).split(","));
+    private final String kinds = System.getProperty("explorer.process.faults");
+
+    private final String cluster = System.getProperty("explorer.process.cluster", "none");
+
+    private int clusterSeeds;
 
     private int seeds;
 
@@ -58,13 +63,12 @@ final class ProcessSoak {
         }
         else if (seedList != null) {
             for (String seed : seedList.split(",")) {
-                runs.add(ProcessRun.seeded(Long.parseLong(seed.trim()), seconds, this.kinds));
+                runs.add(seeded(Long.parseLong(seed.trim()), seconds));
             }
         }
         Random seedsDrawn = new Random();
         while (!runs.isEmpty() || minutes > 0 && System.nanoTime() - start < minutes * 60e9) {
-            ExplorerSchedule next = runs.isEmpty() ? ProcessRun.seeded(seedsDrawn.nextLong(), seconds, this.kinds)
-                    : runs.remove(0);
+            ExplorerSchedule next = runs.isEmpty() ? seeded(seedsDrawn.nextLong(), seconds) : runs.remove(0);
             ProcessResult result = run(next);
             System.out.println(report(result, Duration.ofNanos(System.nanoTime() - start)));
             if (result.failed()) {
@@ -82,9 +86,39 @@ final class ProcessSoak {
         return failures;
     }
 
+    /** The schedule of a seed: on a Redis Cluster or not, as {@code explorer.process.cluster} and the seed say. */
+    ExplorerSchedule seeded(long seed, int seconds) {
+        boolean onCluster = switch (this.cluster) {
+            case "none" -> false;
+            case "some" -> Math.floorMod(seed, 3) == 0;
+            case "all" -> true;
+            default -> throw new IllegalArgumentException("explorer.process.cluster: none, some or all, but was "
+                    + this.cluster);
+        };
+        return onCluster ? ProcessRun.seededOnCluster(seed, seconds, kinds(ProcessFaults.CLUSTER_KINDS))
+                : ProcessRun.seeded(seed, seconds, kinds(ProcessFaults.KINDS));
+    }
+
+    /** The kinds of {@code explorer.process.faults} that {@code all} offers (all of them if it is not set). */
+    private List<String> kinds(List<String> all) {
+        if (this.kinds == null) {
+            return all;
+        }
+        List<String> chosen = List.of(this.kinds.split(","));
+        List<String> kept = chosen.stream().filter(all::contains).toList();
+        if (kept.isEmpty() || !chosen.stream().allMatch(k -> ProcessFaults.KINDS.contains(k)
+                || ProcessFaults.CLUSTER_KINDS.contains(k))) {
+            throw new IllegalArgumentException("explorer.process.faults: a comma-separated subset of "
+                    + ProcessFaults.KINDS + " (on a Redis Cluster: of " + ProcessFaults.CLUSTER_KINDS + "), but was "
+                    + this.kinds + " for a run that offers " + all);
+        }
+        return kept;
+    }
+
     ProcessResult run(ExplorerSchedule schedule) throws Exception {
         ProcessResult result = new ProcessRun(schedule, this.core, DIR).run();
         this.seeds++;
+        this.clusterSeeds += schedule.faults().startsWith(ProcessRun.CLUSTER) ? 1 : 0;
         this.grants += result.grants();
         this.checks += result.checks();
         this.wakeUps += result.wakeUpsJudged();
@@ -94,9 +128,10 @@ final class ProcessSoak {
     }
 
     String report(ProcessResult result, Duration elapsed) throws Exception {
-        String line = String.format("[explorer-process] %s seed %d: %d grants, %d refusals, faults %s, %d checks, "
+        boolean onCluster = result.schedule().faults().startsWith(ProcessRun.CLUSTER);
+        String line = String.format("[explorer-process] %s seed %d%s: %d grants, %d refusals, faults %s, %d checks, "
                 + "%d waits judged for wake-up, %d violations in %d s (elapsed %d s)", result.failed() ? "FAIL" : "ok  ",
-                result.seed(), result.grants(), result.refusals(), result.faultsByKind(), result.checks(),
+                result.seed(), onCluster ? " (cluster)" : "", result.grants(), result.refusals(), result.faultsByKind(), result.checks(),
                 result.wakeUpsJudged(), result.violations().size(),
                 result.took().toSeconds(), elapsed.toSeconds());
         if (!result.failed()) {
@@ -107,6 +142,9 @@ final class ProcessSoak {
         Files.writeString(file, result.schedule().text());
         StringBuilder text = new StringBuilder(line).append('\n');
         result.violations().stream().limit(8).forEach(v -> text.append("  violation: ").append(v).append('\n'));
+        text.append("  replay: ").append(COMMAND).append(" -Dexplorer.process.seeds=").append(result.seed())
+            .append(" -Dexplorer.process.seconds=").append(result.schedule().seconds())
+            .append(onCluster ? " -Dexplorer.process.cluster=all" : "").append('\n');
         text.append("  replay its schedule (").append(result.schedule().items().size()).append(" items): ")
             .append(COMMAND).append(" -Dexplorer.process.schedule=").append(file);
         if (this.core != null) {
@@ -116,8 +154,8 @@ final class ProcessSoak {
     }
 
     String summary(Duration took) {
-        return String.format("[explorer-process] %d seeds in %d s: %d failed, %d grants, faults %s, %d checks (%d waits "
-                + "judged for wake-up)", this.seeds, took.toSeconds(), this.failed, this.grants, this.faults, this.checks,
+        return String.format("[explorer-process] %d seeds (%d on a cluster) in %d s: %d failed, %d grants, faults %s, %d checks (%d waits "
+                + "judged for wake-up)", this.seeds, this.clusterSeeds, took.toSeconds(), this.failed, this.grants, this.faults, this.checks,
                 this.wakeUps);
     }
 

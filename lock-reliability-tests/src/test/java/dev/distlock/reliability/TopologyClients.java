@@ -56,13 +56,19 @@ final class TopologyClients implements AutoCloseable {
     /** {@link #clusterFollowingFailovers(ClusterTopology, Duration)} with the given command timeout. */
     StringRedisTemplate clusterFollowingFailovers(ClusterTopology cluster, Duration refreshPeriod,
             Duration commandTimeout) {
+        return clusterFollowingFailovers(cluster.seedNodes(), refreshPeriod, commandTimeout);
+    }
+
+    /** The same from the nodes' {@code host:port} addresses (a client process knows no {@link ClusterTopology}). */
+    StringRedisTemplate clusterFollowingFailovers(List<String> seedNodes, Duration refreshPeriod,
+            Duration commandTimeout) {
         ClusterClientOptions options = ClusterClientOptions.builder()
             .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                 .enablePeriodicRefresh(refreshPeriod)
                 .enableAllAdaptiveRefreshTriggers()
                 .build())
             .build();
-        return started(new LettuceConnectionFactory(new RedisClusterConfiguration(cluster.seedNodes()),
+        return started(new LettuceConnectionFactory(new RedisClusterConfiguration(seedNodes),
                 LettuceClientConfiguration.builder().commandTimeout(commandTimeout).clientOptions(options).build()));
     }
 
