@@ -45,9 +45,6 @@ final class LockEngine {
     /** At most this many undos wait while Redis does not answer; beyond that a failed grant expires with its lease. */
     private static final int CLEAN_UP_QUEUE = 10_000;
 
-    /** How long a release subscription nobody waits on stays open, so that hot keys do not churn. */
-    private static final long SUBSCRIPTION_LINGER_NANOS = TimeUnit.SECONDS.toNanos(10);
-
     final LockKeys keys;
 
     /** This service's id: 16 hex digits, the start of each owner token it makes (see {@link InstanceRecord}). */
@@ -136,7 +133,7 @@ final class LockEngine {
         this.subscriptions = new ReleaseSubscriptions(connectionFactory,
                 (settings.waitStrategy() == WaitStrategy.POLLING) ? null
                         : listener -> ChannelSubscriber.create(connectionFactory, sharded, listener),
-                this.keys.prefix() + ":client:" + clientId, clientId, SUBSCRIPTION_LINGER_NANOS);
+                this.keys.prefix() + ":client:" + clientId, clientId, settings.subscriptionLinger.toNanos());
         this.async = new AsyncThreads(this::cleanUp);
         GrantFailures.Parts failures = new GrantFailures.Parts(this.holds, this::cleanUp, this::freed);
         // a hand-off waits for the replica acknowledgements a grant waits for

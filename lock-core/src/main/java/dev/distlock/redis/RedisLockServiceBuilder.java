@@ -61,6 +61,8 @@ public final class RedisLockServiceBuilder {
     @Nullable Duration renewalInterval;
     @Nullable Duration tokenRetention;
     Duration waiterLease = Duration.ofSeconds(6);
+    /** How long a release subscription nobody waits on stays open (hot keys do not churn); not a public setting. */
+    Duration subscriptionLinger = Duration.ofSeconds(10);
     Duration restartGrace = DEFAULT_RESTART_GRACE;
     Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     EvictionPolicyCheck evictionPolicyCheck = DEFAULT_EVICTION_POLICY_CHECK;

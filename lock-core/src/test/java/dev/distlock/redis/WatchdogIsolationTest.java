@@ -115,10 +115,13 @@ class WatchdogIsolationTest {
     }
 
     /**
-     * The idle-subscription sweep unsubscribes a channel nobody waited on for 10 s (a sweep every 10 s finds it on
-     * the second sweep, 20 s after start). Here the pub/sub connection is stalled, so its UNSUBSCRIBE hangs for the
-     * whole command timeout, longer than the lease; the lease must be renewed all along.
+     * The idle-subscription sweep unsubscribes a channel nobody waited on for the linger (10 s by default, 1 s here: a
+     * sweep every linger finds it on the second sweep, two lingers after start). Here the pub/sub connection is
+     * stalled, so its UNSUBSCRIBE hangs for the whole command timeout, longer than the lease; the lease must be renewed
+     * all along.
      */
+    private static final Duration LINGER = Duration.ofSeconds(1);
+
     @Test
     void renewalGoesOnWhileTheSubscriptionConnectionIsStalled() throws Exception {
         try (TcpProxy proxy = TcpProxy.start(this.redis.port())) {
@@ -127,11 +130,14 @@ class WatchdogIsolationTest {
             List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
             long start = System.nanoTime();
             RedisLockService locks = this.clients.service(this.clients.template(proxy.port(), commandTimeout),
-                    b -> b.watchdogLease(lease).listener(event -> {
-                        if (event instanceof LockEvent.LeaseLost leaseLost) {
-                            lost.add(leaseLost.reason());
-                        }
-                    }));
+                    b -> {
+                        b.subscriptionLinger = LINGER;
+                        return b.watchdogLease(lease).listener(event -> {
+                            if (event instanceof LockEvent.LeaseLost leaseLost) {
+                                lost.add(leaseLost.reason());
+                            }
+                        });
+                    });
             LockHandle kept = locks.acquire("kept");
             assertThat(proxy.connectionCount()).as("the command connection").isEqualTo(1);
             LockHandle busy = this.clients.service().acquire("busy");
@@ -141,7 +147,7 @@ class WatchdogIsolationTest {
             proxy.blackhole(1, true);
 
             // past the sweep that finds the channel idle, and its stalled UNSUBSCRIBE's timeout, with a margin
-            long end = start + Duration.ofSeconds(20).plus(commandTimeout).plusSeconds(2).toNanos();
+            long end = start + LINGER.multipliedBy(2).plus(commandTimeout).plusSeconds(2).toNanos();
             while (System.nanoTime() - end < 0) {
                 assertThat(lost).isEmpty();
                 assertThat(ttl("distlock:{kept}:lock")).as("the lease in Redis").isPositive();
