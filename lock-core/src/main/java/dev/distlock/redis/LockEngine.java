@@ -91,7 +91,12 @@ final class LockEngine {
         this.keys = new LockKeys(settings.keyPrefix);
         this.redis = settings.redis;
         ReplicaAcknowledgement acknowledgement = settings.replicaAcknowledgement;
-        logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
+        if (settings.replicaGuaranteeWarns) {
+            logger.warn(settings.replicaGuarantee);
+        }
+        else {
+            logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
+        }
         String clientId = newToken(8);
         this.instanceId = clientId;
         ShardedPubSub sharded = new ShardedPubSub(settings.redis, this.keys.releaseChannel(AccessCheck.PROBE_KEY));

@@ -68,8 +68,10 @@ public final class RedisLockServiceBuilder {
     EvictionPolicyCheck evictionPolicyCheck = DEFAULT_EVICTION_POLICY_CHECK;
     /** Decided in {@link #build()} from {@link #replicas} (see {@link ReplicaAcknowledgementDefault}). */
     @Nullable ReplicaAcknowledgement replicaAcknowledgement;
-    /** The guarantee the decided acknowledgement gives, logged at INFO when the service starts. */
+    /** The guarantee the decided acknowledgement gives, logged when the service starts. */
     String replicaGuarantee = "";
+    /** Whether {@link #replicaGuarantee} is a warning: the default could not be decided. */
+    boolean replicaGuaranteeWarns;
     private int replicas = REPLICAS_BY_TOPOLOGY;
     private Duration replicaTimeout = DEFAULT_REPLICA_ACKNOWLEDGEMENT_TIMEOUT;
     private @Nullable WaitStrategy waitStrategy;
@@ -333,6 +335,7 @@ public final class RedisLockServiceBuilder {
                 this.shardingProxy, this.replicas, this.replicaTimeout);
         this.replicaAcknowledgement = decision.acknowledgement();
         this.replicaGuarantee = decision.guarantee();
+        this.replicaGuaranteeWarns = decision.warn();
         return new RedisLockService(this);
     }
 

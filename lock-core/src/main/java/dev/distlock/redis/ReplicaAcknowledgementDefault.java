@@ -30,8 +30,11 @@ final class ReplicaAcknowledgementDefault {
     private ReplicaAcknowledgementDefault() {
     }
 
-    /** The acknowledgement the service uses (null: none) and the guarantee it gives, for the startup log. */
-    record Decision(@Nullable ReplicaAcknowledgement acknowledgement, String guarantee) {
+    /**
+     * The acknowledgement the service uses (null: none) and the guarantee it gives, for the startup log; {@code warn}
+     * when the default could not be decided, so the log must not read as a choice.
+     */
+    record Decision(@Nullable ReplicaAcknowledgement acknowledgement, String guarantee, boolean warn) {
     }
 
     static Decision decide(StringRedisTemplate redis, boolean shardingProxy, int replicas, Duration timeout) {
@@ -48,7 +51,17 @@ final class ReplicaAcknowledgementDefault {
         if (!(factory instanceof LettuceConnectionFactory lettuce)) {
             return off("WAIT after a grant needs a Lettuce connection factory");
         }
-        String topology = topologyWithReplicas(redis, lettuce);
+        String topology;
+        try {
+            topology = topologyWithReplicas(redis, lettuce);
+        }
+        catch (RuntimeException ex) { // unreachable or too slow at startup: nothing to go by
+            return new Decision(null, "Lock grants are not acknowledged by replicas: the topology could not be read "
+                    + "when the service was built (" + ex + "), so it is not known whether replicas exist to fail "
+                    + "over to; a failover to a replica that had not yet received a grant can give the same lock to a "
+                    + "second holder. Choose explicitly: distlock.replica-acknowledgements.replicas=1 (where replicas "
+                    + "exist) or 0 (RedisLockServiceBuilder#replicaAcknowledgements)", true);
+        }
         if (topology == null) {
             return off("no replicas found to fail over to");
         }
@@ -59,26 +72,25 @@ final class ReplicaAcknowledgementDefault {
         return on(new ReplicaAcknowledgement(1, timeout), topology + ", on by default");
     }
 
-    /** What kind of topology with replicas this is, or null when it has none (or Redis did not say). */
+    /**
+     * What kind of topology with replicas this is, or null when it has none.
+     *
+     * @throws RuntimeException when Redis did not answer
+     */
     private static @Nullable String topologyWithReplicas(StringRedisTemplate redis, LettuceConnectionFactory lettuce) {
         if (lettuce.getSentinelConfiguration() != null) {
             return "a Sentinel-managed master";
         }
-        try {
-            if (lettuce.isClusterAware()) {
-                Iterable<RedisClusterNode> nodes = redis.execute((RedisCallback<Iterable<RedisClusterNode>>)
-                        connection -> ((RedisClusterConnection) connection).clusterGetNodes());
-                return everyMasterHasAReplica(nodes) ? "a Redis Cluster whose masters have replicas" : null;
-            }
-            Properties info = redis.execute((RedisCallback<Properties>) connection -> connection.serverCommands()
-                .info("replication"));
-            String connected = (info != null) ? info.getProperty("connected_slaves") : null;
-            return (connected != null && Integer.parseInt(connected.trim()) > 0)
-                    ? "a master with " + connected.trim() + " connected replica(s)" : null;
+        if (lettuce.isClusterAware()) {
+            Iterable<RedisClusterNode> nodes = redis.execute((RedisCallback<Iterable<RedisClusterNode>>)
+                    connection -> ((RedisClusterConnection) connection).clusterGetNodes());
+            return everyMasterHasAReplica(nodes) ? "a Redis Cluster whose masters have replicas" : null;
         }
-        catch (RuntimeException ex) { // unreachable at startup: nothing to go by
-            return null;
-        }
+        Properties info = redis.execute((RedisCallback<Properties>) connection -> connection.serverCommands()
+            .info("replication"));
+        String connected = (info != null) ? info.getProperty("connected_slaves") : null;
+        return (connected != null && Integer.parseInt(connected.trim()) > 0)
+                ? "a master with " + connected.trim() + " connected replica(s)" : null;
     }
 
     private static boolean everyMasterHasAReplica(@Nullable Iterable<RedisClusterNode> nodes) {
@@ -103,11 +115,11 @@ final class ReplicaAcknowledgementDefault {
                 + acknowledgement.replicas() + " replica(s) to acknowledge them (WAIT, at most " + acknowledgement.timeout().toMillis() + " ms; "
                 + why + "): a failover to an acknowledging replica keeps every lock a caller was told it holds; a "
                 + "grant not acknowledged in time is undone and fails with LockUnavailableException"
-                + (why.endsWith("by default") ? "; " + OPT_OUT : ""));
+                + (why.endsWith("by default") ? "; " + OPT_OUT : ""), false);
     }
 
     private static Decision off(String why) {
         return new Decision(null, "Lock grants are not acknowledged by replicas (" + why + "): a failover to a "
-                + "replica that had not yet received a grant can give the same lock to a second holder");
+                + "replica that had not yet received a grant can give the same lock to a second holder", false);
     }
 }

@@ -223,6 +223,36 @@ class ReplicaAcknowledgementTest {
             .hasMessageContaining("only 0 of the 1 replicas");
     }
 
+    /**
+     * By default, a topology that could not be read when the service was built (here nothing listens; a slow Redis
+     * whose INFO times out is the same) is not taken for one without replicas: the service runs without
+     * acknowledgements, and warns that it could not tell and how to choose.
+     */
+    @Test
+    void byDefaultATopologyThatCouldNotBeReadIsWarnedOfNotTakenForOneWithoutReplicas() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(RedisLockService.class);
+        logger.addAppender(log);
+        try {
+            this.clients.service(this.clients.template(closedPort, Duration.ofSeconds(1)), b -> b);
+        }
+        finally {
+            logger.detachAppender(log);
+        }
+        assertThat(log.list).extracting(ILoggingEvent::getFormattedMessage)
+            .noneSatisfy(line -> assertThat(line).contains("no replicas found"));
+        assertThat(log.list).filteredOn(event -> event.getLevel() == Level.WARN)
+            .extracting(ILoggingEvent::getFormattedMessage)
+            .anySatisfy(line -> assertThat(line).contains("not acknowledged by replicas")
+                .contains("could not be read")
+                .contains("distlock.replica-acknowledgements.replicas"));
+    }
+
     /** Opted out, a grant no replica acknowledges is granted, and the startup log says what that means. */
     @Test
     void optedOutAGrantIsNotAcknowledgedAndTheLogSaysWhatThatMeans() {
