@@ -90,12 +90,13 @@ final class LockEngine {
         evictionGuard.check(true);
         this.keys = new LockKeys(settings.keyPrefix);
         this.redis = settings.redis;
-        ReplicaAcknowledgement acknowledgement = settings.replicaAcknowledgement;
-        if (settings.replicaGuaranteeWarns) {
-            logger.warn(settings.replicaGuarantee);
+        ReplicaAcknowledgementDefault.Decision replicas = settings.replicaDecision;
+        ReplicaAcknowledgement acknowledgement = replicas.acknowledgement();
+        if (replicas.warn()) {
+            logger.warn(replicas.guarantee());
         }
         else {
-            logger.info(settings.replicaGuarantee); // which failover guarantee this configuration gives
+            logger.info(replicas.guarantee()); // which failover guarantee this configuration gives
         }
         String clientId = newToken(8);
         this.instanceId = clientId;

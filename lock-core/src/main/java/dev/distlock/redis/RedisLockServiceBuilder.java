@@ -66,12 +66,8 @@ public final class RedisLockServiceBuilder {
     Duration restartGrace = DEFAULT_RESTART_GRACE;
     Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     EvictionPolicyCheck evictionPolicyCheck = DEFAULT_EVICTION_POLICY_CHECK;
-    /** Decided in {@link #build()} from {@link #replicas} (see {@link ReplicaAcknowledgementDefault}). */
-    @Nullable ReplicaAcknowledgement replicaAcknowledgement;
-    /** The guarantee the decided acknowledgement gives, logged when the service starts. */
-    String replicaGuarantee = "";
-    /** Whether {@link #replicaGuarantee} is a warning: the default could not be decided. */
-    boolean replicaGuaranteeWarns;
+    /** Decided in {@link #build()} from {@link #replicas}: the acknowledgement and the guarantee it gives. */
+    ReplicaAcknowledgementDefault.Decision replicaDecision = new ReplicaAcknowledgementDefault.Decision(null, "", false);
     private int replicas = REPLICAS_BY_TOPOLOGY;
     private Duration replicaTimeout = DEFAULT_REPLICA_ACKNOWLEDGEMENT_TIMEOUT;
     private @Nullable WaitStrategy waitStrategy;
@@ -331,11 +327,8 @@ public final class RedisLockServiceBuilder {
     public RedisLockService build() {
         BuilderChecks.check(this.renewalInterval, this.watchdogLease, this.shardingProxy, this.redis, this.replicas,
                 this.waitStrategy);
-        ReplicaAcknowledgementDefault.Decision decision = ReplicaAcknowledgementDefault.decide(this.redis,
-                this.shardingProxy, this.replicas, this.replicaTimeout);
-        this.replicaAcknowledgement = decision.acknowledgement();
-        this.replicaGuarantee = decision.guarantee();
-        this.replicaGuaranteeWarns = decision.warn();
+        this.replicaDecision = ReplicaAcknowledgementDefault.decide(this.redis, this.shardingProxy, this.replicas,
+                this.replicaTimeout);
         return new RedisLockService(this);
     }
 
