@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jetbrains.lincheck.Lincheck;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,10 +40,12 @@ import dev.distlock.redis.ModelCheckSupport.Holders;
  * AsyncAcquisition's script calls need Lettuce's asynchronous connection), alone and mixed on one key with blocking
  * ones ({@link Acquisition}, the service's blocking path, its thread parked between steps): a blocking holder handing
  * the lock to a blocking waiter, then to a callback one; a blocking call re-entering its owner's callback hold. Each
- * scenario costs a few seconds (the first more: Lincheck instruments the classes then). Not covered: Redis failures,
- * and {@code close()}: Lincheck 3.7 cannot follow LockEngine.close() (on an engine built before the run it fails taking
- * and restoring its snapshot of the engine's thread pools; on one built in the run the analysis aborts after about a
- * minute).
+ * scenario costs a few seconds (the first more: Lincheck instruments the classes then). The service's close: its part
+ * for waiting calls ({@link LockEngine#endWaits()}) while callers wait, with and without a release racing it; callback
+ * callers register as AsyncAcquisition does, so that the close ends them as it ends its futures. Not covered: Redis
+ * failures, and the rest of {@code close()}, stopping the service's threads: Lincheck 3.7 cannot follow it (on an
+ * engine built before the run it fails taking and restoring its snapshot of the engine's thread pools; on one built
+ * in the run the analysis aborts after about a minute), and the model has no timers for it to stop.
  */
 class LocalQueueModelCheckTest {
 
@@ -154,6 +157,63 @@ class LocalQueueModelCheckTest {
             joinAll(List.of(cancelledThread, behind));
             expect(holders.order.contains("next"), "the waiter behind was served: " + holders.order);
         });
+    }
+
+    /**
+     * The service closed while a blocking and a callback waiter queue behind a holder: both end with the service's
+     * error (a waiter the close does not end waits for ever, as the holder keeps the lock until they have ended).
+     */
+    @Test
+    void closeEndsEveryWaiter() {
+        closeWhileWaiting(false);
+    }
+
+    /**
+     * The same while the holder releases: each waiter ends, holding the lock or with the service's error, one holder
+     * at a time, and a lock handed to a waiter as it ended is released (the check's end: the lock free in Redis, the
+     * queue gone).
+     */
+    @Test
+    void closeWhileTheHolderReleasesLeavesNoLockBehind() {
+        closeWhileWaiting(true);
+    }
+
+    private void closeWhileWaiting(boolean releaseMeanwhile) {
+        check(() -> {
+            Holders holders = new Holders();
+            RedisLockHandle first = callback(engine, new Object());
+            List<Thread> threads = new ArrayList<>();
+            List<String> names = List.of("blocking", "callback");
+            for (String name : names) {
+                Object owner = new Object();
+                boolean blocking = threads.isEmpty();
+                threads.add(start(() -> holders.hold(name, owner, () -> closedOrHeld(holders, name, blocking, owner),
+                        () -> { })));
+                awaitQueued(engine, threads.size());
+            }
+            threads.add(start(engine::endWaits));
+            if (releaseMeanwhile) {
+                first.release();
+            }
+            joinAll(threads);
+            if (!releaseMeanwhile) {
+                first.release();
+            }
+            for (String name : names) {
+                boolean held = releaseMeanwhile && holders.order.contains(name); // held only if the lock was released
+                expect(held || holders.order.contains(name + " closed"), name + " ended: " + holders.order);
+            }
+        });
+    }
+
+    private @Nullable RedisLockHandle closedOrHeld(Holders holders, String name, boolean blocking, Object owner) {
+        try {
+            return call(blocking, owner);
+        }
+        catch (IllegalStateException closed) {
+            holders.note(name + " closed");
+            return null;
+        }
     }
 
     private RedisLockHandle call(boolean blocking, Object owner) {

@@ -18,7 +18,7 @@ import dev.distlock.redis.lease.Hold;
  * spinning, which the model checker reports. Attempts run on the calling thread (Acquisition's grant), against the
  * stand-in Redis.
  */
-final class ModelCaller extends CallbackCall {
+final class ModelCaller extends CallbackCall implements AsyncThreads.Pending {
 
     /** Wake-ups told so far. */
     private final AtomicInteger wakes = new AtomicInteger();
@@ -26,13 +26,30 @@ final class ModelCaller extends CallbackCall {
     /** Set by {@link #cancel()}: the call withdraws at its next step, as a cancelled future does. */
     private volatile boolean cancelled;
 
+    /** Set by the service's close ({@link #serviceClosed()}): the call fails at its next step, as AsyncAcquisition. */
+    private volatile boolean closed;
+
+    /** The service's pending non-blocking calls, which its close ends ({@link AsyncThreads#closePending()}). */
+    private final AsyncThreads engineThreads;
+
     ModelCaller(LockEngine engine, String key, Object owner) {
         super(engine.calls, engine.async.subscriber(), key,
                 LockOptions.defaults().withOwner(owner).withLeaseTime(Duration.ofSeconds(30)), key, true, owner);
+        this.engineThreads = engine.async;
     }
 
     @Override
     void wake() {
+        this.wakes.incrementAndGet();
+    }
+
+    /**
+     * The service was closed ({@link LockEngine#endWaits()}, for every call that registered as AsyncAcquisition
+     * registers): the call fails at its next step with the service's error, as AsyncAcquisition's future does.
+     */
+    @Override
+    public void serviceClosed() {
+        this.closed = true;
         this.wakes.incrementAndGet();
     }
 
@@ -63,9 +80,10 @@ final class ModelCaller extends CallbackCall {
         WaitingCall call = new WaitingCall(this, this.parts.waits(), queue, System.nanoTime(),
                 TimeUnit.SECONDS.toNanos(10), this);
         boolean acquired = false;
+        this.engineThreads.started(this);
         try {
             int seen = this.wakes.get();
-            WaitState step = call.next();
+            WaitState step = next(call, false);
             while (true) {
                 switch (step) {
                     case HANDED -> {
@@ -80,7 +98,7 @@ final class ModelCaller extends CallbackCall {
                             return handle;
                         }
                         seen = this.wakes.get();
-                        step = call.refused();
+                        step = next(call, true);
                         continue;
                     }
                     default -> { // CLAIMED, BEHIND, WAITING: until woken
@@ -93,14 +111,28 @@ final class ModelCaller extends CallbackCall {
                     return withdraw(call);
                 }
                 seen = this.wakes.get();
-                step = call.next();
+                step = next(call, false);
             }
         }
+        catch (IllegalStateException closed) { // as AsyncAcquisition: its future fails, then it withdraws
+            this.cancelled = true;
+            withdraw(call);
+            throw closed;
+        }
         finally {
+            this.engineThreads.done(this);
             if (!this.cancelled) {
                 call.end(acquired);
             }
         }
+    }
+
+    /** The call's next step, or its refusal's; the service's error once closed, as WaitingCall gives it. */
+    private WaitState next(WaitingCall call, boolean afterRefusal) {
+        if (this.closed) {
+            throw new IllegalStateException("This LockService was closed while waiting for lock " + this.key);
+        }
+        return afterRefusal ? call.refused() : call.next();
     }
 
     /**
