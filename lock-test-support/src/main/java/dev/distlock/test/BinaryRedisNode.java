@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +34,15 @@ final class BinaryRedisNode extends AbstractRedisNode {
 
     /** Starts a server on a free port, retrying with another port if the chosen one gets taken. */
     static RedisNode start(RedisNodeConfig config) {
+        return start(config, FreePort::pick);
+    }
+
+    /** Starts a server on a port from {@code ports}, retrying with the next one if the chosen one gets taken. */
+    static RedisNode start(RedisNodeConfig config, IntSupplier candidates) {
+        IntSupplier ports = config.clusterEnabled() ? FreePort.forClusterNodes(candidates) : candidates;
         PortInUseException clash = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-            BinaryRedisNode node = new BinaryRedisNode(config, FreePort.pick(), Reaper.createTempDirectory());
+            BinaryRedisNode node = new BinaryRedisNode(config, ports.getAsInt(), Reaper.createTempDirectory());
             try {
                 node.launch();
                 return node;
@@ -154,8 +161,10 @@ final class BinaryRedisNode extends AbstractRedisNode {
         boolean exited = !started.isAlive();
         kill();
         String output = output();
-        if (exited && output.contains("Address already in use")) {
-            throw new PortInUseException("port " + port() + " is taken by another process");
+        // Redis 7 words a taken port "bind: Address already in use", and a cluster node's taken bus port "bind: Address
+        // in use ... (cluster), aborting"
+        if (exited && (output.contains("Address already in use") || output.contains("Address in use"))) {
+            throw new PortInUseException("port " + port() + " or its cluster bus port is taken by another process");
         }
         throw new IllegalStateException(executable().getFileName() + " on port " + port()
                 + (exited ? " exited with code " + started.exitValue() + " while starting"

@@ -190,6 +190,17 @@ public final class RedisNodeConfig {
         return List.copyOf(lines);
     }
 
+    /** Whether the node runs as a Redis Cluster node ({@code cluster-enabled yes}): it listens on a bus port too. */
+    boolean clusterEnabled() {
+        for (List<String> words : directives) {
+            if (words.size() == 2 && words.get(0).equalsIgnoreCase("cluster-enabled")
+                    && words.get(1).equalsIgnoreCase("yes")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The backend override, empty when the node follows {@link RedisBackend#configured()}. */
     public Optional<RedisBackend> backend() {
         return Optional.ofNullable(backend);
