@@ -32,11 +32,14 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * in user space: parsing the requests, the scripts and their commands, the replies; not the kernel's work for the
  * socket calls, which weighs more at one thread than under load, nor cache misses. Each implementation runs N
  * cycles to warm up, then N counted between {@code callgrind_control -z} and {@code -d}. Then the watchdogs that
- * renew in batches (distlock's, Redisson's): instructions per renewed lock (see {@link #renewal}).
+ * renew in batches (distlock's, Redisson's): instructions per renewed lock (see {@link #renewal}). Between the two,
+ * the permit cycles of a semaphore of 5, distlock's beside Redisson's {@code RPermitExpirableSemaphore}
+ * ({@link SemaphoreInstructions}).
  *
  * <p>Run: {@code java -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.CycleInstructions [cycles]
  * [out.md]} (default 2,000 cycles; about two minutes; {@code java -DheldLocks=10000 ...} counts renewal at 10,000
- * held locks). Needs valgrind (Debian's package) and /usr/bin/redis-server.
+ * held locks; {@code -Dcounts=semaphores} runs only the semaphore count, any of {@code locks,semaphores,renewal}
+ * separated by commas). Needs valgrind (Debian's package) and /usr/bin/redis-server.
  */
 public final class CycleInstructions {
 
@@ -53,6 +56,10 @@ public final class CycleInstructions {
     private static final Duration RENEWAL_LEASE = Duration.ofSeconds(6);
 
     private static final Duration RENEWAL_WINDOW = Duration.ofSeconds(4);
+
+    /** The counts to run: {@code locks}, {@code semaphores}, {@code renewal} (system property {@code counts}). */
+    private static final List<String> COUNTS = List.of(System.getProperty("counts", "locks,semaphores,renewal")
+        .split(","));
 
     private CycleInstructions() {
     }
@@ -74,9 +81,11 @@ public final class CycleInstructions {
             .start();
         Map<Implementation, Long> perCycle = new LinkedHashMap<>();
         Map<Implementation, long[]> perRenewal = new LinkedHashMap<>();
+        Map<SemaphoreInstructions.Shape, Map<Implementation, SemaphoreInstructions.Count>> perPermitCycle = Map.of();
         try {
             ClientSettings settings = new ClientSettings(port, Duration.ofSeconds(30), Duration.ofSeconds(30));
-            for (Implementation implementation : IMPLEMENTATIONS) {
+            for (Implementation implementation : COUNTS.contains("locks") ? IMPLEMENTATIONS
+                    : List.<Implementation>of()) {
                 try (LockClient client = open(implementation, settings)) {
                     String key = "instructions-" + implementation.label();
                     run(client, key, cycles);
@@ -88,7 +97,10 @@ public final class CycleInstructions {
                 System.err.printf(Locale.ROOT, "%s: %,d instructions per cycle%n", implementation.label(),
                         perCycle.get(implementation));
             }
-            for (Implementation implementation : RENEWING) {
+            if (COUNTS.contains("semaphores")) {
+                perPermitCycle = SemaphoreInstructions.count(redis, dumps, port, cycles);
+            }
+            for (Implementation implementation : COUNTS.contains("renewal") ? RENEWING : List.<Implementation>of()) {
                 perRenewal.put(implementation, renewal(redis, dumps, port, implementation));
             }
         }
@@ -96,7 +108,17 @@ public final class CycleInstructions {
             redis.destroy();
             redis.waitFor(30, TimeUnit.SECONDS);
         }
-        String report = render(cycles, perCycle) + "\n" + renderRenewal(perRenewal);
+        List<String> parts = new ArrayList<>();
+        if (!perCycle.isEmpty()) {
+            parts.add(render(cycles, perCycle));
+        }
+        if (!perPermitCycle.isEmpty()) {
+            parts.add(SemaphoreInstructions.render(cycles, perPermitCycle));
+        }
+        if (!perRenewal.isEmpty()) {
+            parts.add(renderRenewal(perRenewal));
+        }
+        String report = String.join("\n", parts);
         System.out.print(report);
         if (out != null) {
             Files.writeString(out, report, StandardCharsets.UTF_8);
@@ -177,7 +199,7 @@ public final class CycleInstructions {
         }
     }
 
-    private static void callgrind(Process redis, String command) throws IOException, InterruptedException {
+    static void callgrind(Process redis, String command) throws IOException, InterruptedException {
         Process control = new ProcessBuilder("callgrind_control", command, Long.toString(redis.pid()))
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
@@ -188,7 +210,7 @@ public final class CycleInstructions {
     }
 
     /** The instruction total of the newest dump ({@code totals:} or {@code summary:} line). */
-    private static long newestTotal(Path dumps) throws IOException {
+    static long newestTotal(Path dumps) throws IOException {
         Path newest;
         try (Stream<Path> files = Files.list(dumps)) {
             newest = files.filter(file -> file.getFileName().toString().startsWith("cg"))

@@ -34,6 +34,8 @@
 --#include sem-count.lua (defines countRefused, countLive, keepUntil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+-- Numbers go to Redis as text where the text is at hand: Redis 7.0 formats a Lua number argument with '%.17g' on
+-- every call, which costs about half an HSET of one field (CycleInstructions, lock-benchmarks).
 local lease = tonumber(LEASE_MILLIS)
 local leaseEnd = string.format('%d', nowMillis + lease)
 local watched = WATCHDOG == '1'
@@ -57,8 +59,8 @@ if heldUntil and heldUntil > nowMillis and redis.call('HEXISTS', KEYS[3], 'holds
   if heldUntil < nowMillis + lease then
     redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end
-  extendLease(KEYS[3], lease)
-  keepUntil(KEYS[1], KEYS[2], lease)
+  extendLease(KEYS[3], LEASE_MILLIS)
+  keepUntil(KEYS[1], KEYS[2], LEASE_MILLIS)
   return tonumber(redis.call('HGET', KEYS[3], 'fence'))
 end
 if REENTRY == '1' then
@@ -74,7 +76,7 @@ if count + asked > limit or heldUntil then
   end
   count, earliest = countLive(KEYS[1], KEYS[2], count, nowMillis)
 end
-local fair, placeLease = FAIR == '1', tonumber(PLACE_LEASE_MILLIS)
+local fair = FAIR == '1'
 local first
 if fair then
   refused = refusedGrant and refusedGrant('ZREM', KEYS[5], 'ZREM', KEYS[6], 'ZRANGE', KEYS[5])
@@ -93,6 +95,7 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
   -- max(last token + 1, the clock in µs): the clock's, written with the last read back in one SET ... GET, and in
   -- the rare case that the last is not below it (the same µs, or a clock behind after a failover) written again.
   local fence = now[1] * 1000000 + now[2]
+  local fenceText = string.format('%d', fence)
   -- The grant's writes, and a fair grant's message to the next waiter, are checked before the first of them.
   refused = refusedGrant and refusedGrant('SET', KEYS[4], 'HSET', KEYS[3], 'HEXISTS', KEYS[3], 'PTTL', KEYS[3],
     'DEL', KEYS[3], 'PEXPIRE', KEYS[3], 'ZADD', KEYS[1], 'HSET', KEYS[2], 'PTTL', KEYS[1], 'PEXPIRE', KEYS[1],
@@ -102,13 +105,13 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
   if refused then
     return refused
   end
-  local last = tonumber(redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS, 'GET')
-    or 0)
+  local last = tonumber(redis.call('SET', KEYS[4], fenceText, 'PX', TOKEN_RETENTION_MILLIS, 'GET') or 0)
   if last >= fence then
     fence = last + 1
-    redis.call('SET', KEYS[4], string.format('%d', fence), 'PX', TOKEN_RETENTION_MILLIS)
+    fenceText = string.format('%d', fence)
+    redis.call('SET', KEYS[4], fenceText, 'PX', TOKEN_RETENTION_MILLIS)
   end
-  local holder = {'fence', string.format('%d', fence), 'holds', 1, 'watched', watched and 1 or 0, HOLD_ID, holdLease}
+  local holder = {'fence', fenceText, 'holds', '1', 'watched', watched and '1' or '0', HOLD_ID, holdLease}
   -- A new token (every acquisition's) has no hash yet: its four fields are new, and so is its expiry. A 'released'
   -- mark of this token (see read-acquire.lua) stays, as long as it would have; fields of an earlier grant of it go.
   if redis.call('HSET', KEYS[3], unpack(holder)) < 4 then
@@ -119,16 +122,17 @@ if (not first or first == OWNER_TOKEN) and count + asked <= limit then
       redis.call('HSET', KEYS[3], 'released', 1)
     end
     redis.call('PEXPIRE', KEYS[3], math.max(lease, markedFor))
-  elseif not redis.REDIS_VERSION_NUM or redis.call('PEXPIRE', KEYS[3], lease, 'NX') == 0 then
-    extendLease(KEYS[3], lease) -- before Redis 7, or a 'released' mark's expiry, never shortened
+  elseif not redis.REDIS_VERSION_NUM or redis.call('PEXPIRE', KEYS[3], LEASE_MILLIS, 'NX') == 0 then
+    extendLease(KEYS[3], LEASE_MILLIS) -- before Redis 7, or a 'released' mark's expiry, never shortened
   end
   redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
-  redis.call('HSET', KEYS[2], OWNER_TOKEN, asked, 'count', count + asked)
   if count > 0 then
-    keepUntil(KEYS[1], KEYS[2], lease)
+    redis.call('HSET', KEYS[2], OWNER_TOKEN, PERMITS, 'count', count + asked)
+    keepUntil(KEYS[1], KEYS[2], LEASE_MILLIS)
   else -- the only holder counted: its lease is the latest (the leases key is new, a permits hash left over holds none)
-    redis.call('PEXPIRE', KEYS[1], lease)
-    redis.call('PEXPIRE', KEYS[2], lease)
+    redis.call('HSET', KEYS[2], OWNER_TOKEN, PERMITS, 'count', PERMITS) -- count + asked, as sent
+    redis.call('PEXPIRE', KEYS[1], LEASE_MILLIS)
+    redis.call('PEXPIRE', KEYS[2], LEASE_MILLIS)
   end
   if fair then
     redis.call('ZREM', KEYS[5], OWNER_TOKEN)
@@ -147,7 +151,8 @@ if first and first ~= OWNER_TOKEN then
 else
   reply = -1 - math.max(0, (earliest or nowMillis) - nowMillis)
 end
-if fair and placeLease > 0 then
+if fair and PLACE_LEASE_MILLIS ~= '0' then
+  local placeLease = tonumber(PLACE_LEASE_MILLIS)
   refused = refusedGrant and refusedGrant('ZADD', KEYS[5], 'ZADD', KEYS[6], 'PTTL', KEYS[5], 'PEXPIRE', KEYS[5],
     'PTTL', KEYS[6], 'PEXPIRE', KEYS[6], 'EXISTS', KEYS[2], 'HSET', KEYS[2])
   if refused then
@@ -158,8 +163,8 @@ if fair and placeLease > 0 then
     redis.call('ZADD', KEYS[5], (tonumber(last[2]) or 0) + 1, OWNER_TOKEN)
   end
   redis.call('ZADD', KEYS[6], string.format('%d', nowMillis + placeLease), OWNER_TOKEN)
-  extendLease(KEYS[5], placeLease)
-  extendLease(KEYS[6], placeLease)
+  extendLease(KEYS[5], PLACE_LEASE_MILLIS)
+  extendLease(KEYS[6], PLACE_LEASE_MILLIS)
 end
 -- The next release publishes (sem-release.lua), unless it will already. Only on the permits hash there was ('count'):
 -- never one without an expiry. Checked with a fair place's writes; else the only write and the last command, which

@@ -30,11 +30,11 @@ if permitsState[2] then
   --#include layout.lua (defines otherLayout)
   return otherLayout(permitsState[2])
 end
-local keepHeld = tonumber(KEEP_HELD_MILLIS)
 -- The holder's hash lives exactly as long as its lease (both set from one clock reading by every script), so an open
 -- hold in it means a live lease, and the last hold's release needs neither the clock nor a look at other holders:
 -- those whose lease ran out are dropped by the next acquire try (sem-count.lua), and counted until then.
-if not (state[2] and tonumber(state[3] or 0) <= 1 and keepHeld == 0) then
+if not (state[2] and tonumber(state[3] or 0) <= 1 and KEEP_HELD_MILLIS == '0') then
+  local keepHeld = tonumber(KEEP_HELD_MILLIS)
   local now = redis.call('TIME')
   local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
   if tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN) or 0) <= nowMillis then
@@ -86,7 +86,7 @@ if redis.call('ZREM', KEYS[1], OWNER_TOKEN) == 0 then
   return -2 -- dropped by an acquire try the very ms its lease ended, or deleted: nothing written
 end
 redis.call('DEL', KEYS[3])
-redis.call('HSET', KEYS[3], 'released', 1)
+redis.call('HSET', KEYS[3], 'released', '1') -- text: Redis 7.0 formats a number argument anew (see sem-acquire.lua)
 redis.call('PEXPIRE', KEYS[3], TOKEN_RETENTION_MILLIS)
 if left <= 0 then
   redis.call('DEL', KEYS[2]) -- no permit is counted any more: nothing is left to count
