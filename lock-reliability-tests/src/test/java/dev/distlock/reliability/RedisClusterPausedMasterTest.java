@@ -64,6 +64,12 @@ class RedisClusterPausedMasterTest {
     /** Pauses of the slot's current master per test: each costs the node timeout, an election and a resync. */
     private static final int FAILOVERS = 2;
 
+    /**
+     * Pauses in the test without acknowledgements: it asserts nothing of the pauses (the race it shows is logged), and
+     * one is enough to log it; the asserting tests keep {@link #FAILOVERS}.
+     */
+    private static final int LOGGED_FAILOVERS = 1;
+
     /** Short, so that a holder whose lock vanished learns it at its next renewal (every 1 s). */
     private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(3);
 
@@ -189,7 +195,7 @@ class RedisClusterPausedMasterTest {
     @Test
     void withoutReplicaAcknowledgementsAPausedMasterMayGrantALockAnotherIsGranted() throws Exception {
         Contention contention = contend(this.cluster.masters().get(0), "unacknowledged-",
-                b -> b.replicaAcknowledgements(0, ACKNOWLEDGEMENT_TIMEOUT), false); // opted out
+                b -> b.replicaAcknowledgements(0, ACKNOWLEDGEMENT_TIMEOUT), false, LOGGED_FAILOVERS); // opted out
         LOG.info("Without replica acknowledgements: {} sections, failed calls {}, violations: {}",
                 contention.sections.size(), contention.failures, contention.violations());
         assertThat(contention.sections).isNotEmpty();
@@ -198,7 +204,7 @@ class RedisClusterPausedMasterTest {
     @Test
     void withReplicaAcknowledgementsNoTwoHoldersOverlapWhenAPausedMasterIsFailedOver() throws Exception {
         Contention contention = contend(this.cluster.masters().get(1), "acknowledged-",
-                b -> b.replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT), false);
+                b -> b.replicaAcknowledgements(1, ACKNOWLEDGEMENT_TIMEOUT), false, FAILOVERS);
         LOG.info("With replica acknowledgements: {} sections, failed calls {}, violations: {}",
                 contention.sections.size(), contention.failures, contention.violations());
         assertThat(contention.sections).isNotEmpty();
@@ -212,7 +218,7 @@ class RedisClusterPausedMasterTest {
      */
     @Test
     void byDefaultNeitherBlockingNorNonBlockingHoldersOverlapWhenAPausedMasterIsFailedOver() throws Exception {
-        Contention contention = contend(this.cluster.masters().get(2), "mixed-", b -> b, true);
+        Contention contention = contend(this.cluster.masters().get(2), "mixed-", b -> b, true, FAILOVERS);
         LOG.info("Default settings, blocking and async workers: {} sections ({} async), failed calls {}, "
                 + "violations: {}", contention.sections.size(),
                 contention.sections.stream().filter(section -> section.client().contains("async")).count(),
@@ -253,10 +259,10 @@ class RedisClusterPausedMasterTest {
 
     /**
      * Two services, two threads each, take one lock on {@code master}'s slot over and over with fenced writes while
-     * the slot's current master is paused past its failover {@link #FAILOVERS} times.
+     * the slot's current master is paused past its failover {@code failovers} times.
      */
     private Contention contend(RedisNode master, String prefix, UnaryOperator<RedisLockServiceBuilder> settings,
-            boolean mixed) throws Exception {
+            boolean mixed, int failovers) throws Exception {
         String key = keyOn(master, prefix);
         int slot = ClusterTopology.slotOf(lockHash(key));
         Contention contention = new Contention(new FencedResource(
@@ -280,7 +286,7 @@ class RedisClusterPausedMasterTest {
                 }
             }
             Await.until(Duration.ofSeconds(20), () -> contention.sections.size() >= 4, "the workers hold the lock");
-            for (int i = 0; i < FAILOVERS; i++) {
+            for (int i = 0; i < failovers; i++) {
                 RedisNode current = this.cluster.masterForSlot(slot);
                 RedisNode replica = replicaOf(current);
                 Replication.awaitCaughtUp(current, List.of(replica), Duration.ofSeconds(10));

@@ -78,12 +78,17 @@ final class TopologyClients implements AutoCloseable {
      * MAINT_NOTIFICATIONS}; the README's "Behind Twemproxy" section shows the same factory.
      */
     StringRedisTemplate twemproxy(TwemproxyTopology proxy) {
+        return twemproxy(proxy, COMMAND_TIMEOUT);
+    }
+
+    /** {@link #twemproxy(TwemproxyTopology)} with the given command timeout. */
+    StringRedisTemplate twemproxy(TwemproxyTopology proxy, Duration commandTimeout) {
         ClientOptions options = ClientOptions.builder()
             .protocolVersion(ProtocolVersion.RESP2)
             .maintNotificationsConfig(MaintNotificationsConfig.disabled())
             .build();
         LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-            .commandTimeout(COMMAND_TIMEOUT)
+            .commandTimeout(commandTimeout)
             .clientOptions(options)
             .build();
         RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(proxy.host(), proxy.port());
@@ -92,7 +97,7 @@ final class TopologyClients implements AutoCloseable {
             @Override
             protected AbstractRedisClient createClient() {
                 RedisURI uri = RedisURI.Builder.redis(server.getHostName(), server.getPort())
-                    .withTimeout(COMMAND_TIMEOUT)
+                    .withTimeout(commandTimeout)
                     .withLibraryName("")
                     .withLibraryVersion("")
                     .build();

@@ -52,6 +52,13 @@ class TwemproxyLockTest {
 
     private static final Duration WAIT = Duration.ofSeconds(25);
 
+    /**
+     * The command timeout of the services built without the proxy setting: each command nutcracker does not know (the
+     * builder's INFO, the waiter's SUBSCRIBE) closes the connection and is retried until it times out, which that test
+     * waits for three times; far above a script's round trip through the proxy.
+     */
+    private static final Duration UNKNOWN_COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
     private static final Pattern EVALSHA_CALLS = Pattern.compile("cmdstat_evalsha:calls=(\\d+)");
 
     private final RedisServers servers = RedisServers.create();
@@ -194,9 +201,10 @@ class TwemproxyLockTest {
 
     @Test
     void withoutTheProxySettingWaitersFallBackToPollingWhenSubscribingFails() throws Exception {
-        RedisLockService holder = this.clients.service(this.clients.twemproxy(this.proxy),
+        RedisLockService holder = this.clients.service(this.clients.twemproxy(this.proxy, UNKNOWN_COMMAND_TIMEOUT),
                 b -> b.watchdogLease(LONG_LEASE));
-        RedisLockService waiter = this.clients.service(this.clients.twemproxy(this.proxy), b -> b);
+        RedisLockService waiter = this.clients.service(this.clients.twemproxy(this.proxy, UNKNOWN_COMMAND_TIMEOUT),
+                b -> b);
         LockHandle held = holder.acquire("fallback");
         CompletableFuture<LockHandle> waited = CompletableFuture.supplyAsync(
                 () -> waiter.acquire("fallback", LockOptions.defaults().withWaitTime(WAIT)));
