@@ -16,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * A deterministic in-memory stand-in for Redis, for {@link LocalQueueModelCheckTest} only (issue 49 allows it there
  * and nowhere else): Lincheck's model checker cannot follow Lettuce's network I/O. It plugs in where the engine's
- * blocking script calls leave for Redis, the template's {@code execute(RedisScript, keys, args)} (ScriptSender runs
+ * blocking script calls leave for Redis, the template's {@code execute(RedisScript, keys, args)} (ScriptRouter runs
  * them there on a connection factory other than Lettuce's), and answers the exclusive lock's three scripts on the
  * caller's thread (told apart by the arguments their first line names), as acquire.lua, release.lua and handoff.lua answer: the owner token that holds the lock, its open
  * hold ids, the fencing token. Every other call (the start-up probes, the instance record) fails as an unreachable

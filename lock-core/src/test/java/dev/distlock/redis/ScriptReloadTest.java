@@ -67,7 +67,7 @@ class ScriptReloadTest {
 
     /**
      * A call of a script Redis lost (SCRIPT FLUSH before the service started) runs in the order it was sent, not after
-     * the calls sent behind it (issue 45, 3a; ScriptReload): a {@code releaseAsync()} followed by another owner's
+     * the calls sent behind it (issue 45, 3a; ScriptPipeline): a {@code releaseAsync()} followed by another owner's
      * {@code tryAcquire()} of the same key on the same connection finds the lock free.
      */
     @Test

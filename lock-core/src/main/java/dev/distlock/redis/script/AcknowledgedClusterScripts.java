@@ -13,6 +13,7 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -84,12 +85,12 @@ public final class AcknowledgedClusterScripts {
     /**
      * {@link #grant} without blocking: the script on its slot's master's connection, then, when it granted, {@code
      * WAIT} on that connection; the future completes on a Redis client thread. A failure is Lettuce's or Spring's,
-     * untranslated (the ScriptSender translates it).
+     * untranslated (the ScriptRouter reports it).
      */
     CompletableFuture<ScriptRunner.Acknowledged> grantAsync(RedisScript<Long> script, List<String> keys,
             Object[] args) {
-        byte[][] encodedKeys = AsyncScriptRunner.encode(keys.toArray());
-        byte[][] encodedArgs = AsyncScriptRunner.encode(args);
+        byte[][] encodedKeys = ScriptPipeline.encode(keys.toArray());
+        byte[][] encodedArgs = ScriptPipeline.encode(args);
         StatefulRedisClusterConnection<byte[], byte[]> cluster;
         RedisURI uri;
         try {
@@ -127,10 +128,24 @@ public final class AcknowledgedClusterScripts {
                     return CompletableFuture.completedFuture(new ScriptRunner.Acknowledged(
                             (granted != null) ? granted : 0, 0));
                 }
-                return AsyncScriptRunner.waitForReplicas(node.async(), this.replicas, this.timeoutMillis)
+                return waitAsync(node.async(), this.replicas, this.timeoutMillis)
                     .thenApply(acknowledged -> new ScriptRunner.Acknowledged(granted, acknowledged));
             }).thenCompose(next -> next);
         });
+    }
+
+    /**
+     * {@code WAIT} on {@code target} (a grant's connection, on a cluster or not): -1 when it failed or did not answer
+     * within its timeout and a second.
+     */
+    static CompletableFuture<Long> waitAsync(Object target, int replicas, long timeoutMillis) {
+        if (!(target instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+        // Redis answers by the WAIT timeout; the extra second only bounds a connection that stopped answering.
+        return commands.waitForReplication(replicas, timeoutMillis).toCompletableFuture()
+            .orTimeout(timeoutMillis + 1000, TimeUnit.MILLISECONDS)
+            .handle((acknowledged, failure) -> (failure != null || acknowledged == null) ? -1L : acknowledged);
     }
 
     /** The master of the key's slot in the client's view of the cluster. */
@@ -169,8 +184,8 @@ public final class AcknowledgedClusterScripts {
             boolean onlyIfGranted) {
         long[] last = this.lastAcknowledged.get();
         last[0] = NONE;
-        byte[][] encodedKeys = AsyncScriptRunner.encode(keys.toArray());
-        byte[][] encodedArgs = AsyncScriptRunner.encode(args);
+        byte[][] encodedKeys = ScriptPipeline.encode(keys.toArray());
+        byte[][] encodedArgs = ScriptPipeline.encode(args);
         return this.redis.execute((RedisCallback<T>) connection -> {
             StatefulRedisClusterConnection<byte[], byte[]> cluster = cluster(connection);
             try {

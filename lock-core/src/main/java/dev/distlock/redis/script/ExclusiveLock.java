@@ -8,13 +8,17 @@ final class ExclusiveLock extends LockType {
     /** The lock hash's suffix: {@code <prefix>:{key}:lock}, as {@link LockKeys#lockHash} names it. */
     private static final String HASH = "lock";
 
+    /** Names this type's keys: {@code <prefix>:{key}:<suffix>}. */
+    private final LockKeys names;
+
     ExclusiveLock(Context context) {
         super(context);
+        this.names = context.keys();
     }
 
     @Override
     public String releaseChannel(String key) {
-        return this.context.keys().releaseChannel(key);
+        return this.names.releaseChannel(key);
     }
 
     @Override
@@ -24,15 +28,15 @@ final class ExclusiveLock extends LockType {
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return LockCalls.release(this.context.scripts(), lockHash(hold), freedMark(hold, HASH), hold.ownerToken(),
+        return LockCalls.release(this.context.scripts(), lockHash(hold), freedMark(hold), hold.ownerToken(),
                 release, hold.releaseChannel(), this.context.clientId(), this.context.tokenRetention(),
-                publishCommand(), true);
+                this.context.pubSub().publishCommand(), true);
     }
 
     @Override
     public ScriptCall handOffCall(LockTarget hold, Release release, LockTarget next, Grant grant,
             boolean lastOfRun) {
-        return LockCalls.handOff(this.context.scripts(), lockHash(hold), freedMark(hold, HASH), hold.ownerToken(),
+        return LockCalls.handOff(this.context.scripts(), lockHash(hold), freedMark(hold), hold.ownerToken(),
                 release, next.ownerToken(), grant, lastOfRun, this.context.tokenRetention());
     }
 
@@ -43,15 +47,19 @@ final class ExclusiveLock extends LockType {
 
     @Override
     RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
-        return renewPlainHashes(holds, HASH, leaseNanos);
+        return LockCalls.renewPlainHashes(this.context.scripts(), this.names, holds, HASH, leaseNanos);
     }
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(lockHash(hold), freedMark(hold, HASH));
+        return List.of(lockHash(hold), freedMark(hold));
     }
 
     private String lockHash(LockTarget hold) {
-        return name(hold, HASH);
+        return this.names.name(hold, HASH);
+    }
+
+    private String freedMark(LockTarget hold) {
+        return this.names.freedMark(hold, HASH);
     }
 }

@@ -17,13 +17,17 @@ import java.util.List;
  */
 final class FairLock extends LockType {
 
+    /** Names this type's keys: {@code <prefix>:{key}:<suffix>}. */
+    private final LockKeys names;
+
     FairLock(Context context) {
         super(context);
+        this.names = context.keys();
     }
 
     @Override
     public String releaseChannel(String key) {
-        return this.context.keys().name(key, "fair:released");
+        return this.names.name(key, "fair:released");
     }
 
     @Override
@@ -32,20 +36,20 @@ final class FairLock extends LockType {
                 LockCalls.grantArguments(Scripts.FAIR_ACQUIRE, hold.ownerToken(), grant)
                     .setMillis(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLease() : Duration.ZERO)
                     .set(CHANNEL, hold.releaseChannel())
-                    .set(PUBLISH_COMMAND, publishCommand()));
+                    .set(PUBLISH_COMMAND, this.context.pubSub().publishCommand()));
     }
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
         return LockCalls.call(this.context.scripts(), Scripts.FAIR_RELEASE, keys(hold),
                 LockCalls.releaseArguments(Scripts.FAIR_RELEASE, hold.ownerToken(), release,
-                        this.context.tokenRetention(), hold.releaseChannel(), publishCommand())
+                        this.context.tokenRetention(), hold.releaseChannel(), this.context.pubSub().publishCommand())
                     .toArray());
     }
 
     @Override
     RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
-        return renewPlainHashes(holds, "fair:lock", leaseNanos);
+        return LockCalls.renewPlainHashes(this.context.scripts(), this.names, holds, "fair:lock", leaseNanos);
     }
 
     @Override
@@ -53,7 +57,7 @@ final class FairLock extends LockType {
         LockCalls.call(this.context.scripts(), Scripts.FAIR_LEAVE, lockKeys(hold), Scripts.FAIR_LEAVE.newArguments()
             .set(OWNER_TOKEN, hold.ownerToken())
             .set(CHANNEL, hold.releaseChannel())
-            .set(PUBLISH_COMMAND, publishCommand())
+            .set(PUBLISH_COMMAND, this.context.pubSub().publishCommand())
             .toArray())
             .run();
         return false; // the next waiter is named in a message
@@ -71,8 +75,8 @@ final class FairLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(name(hold, "fair:lock"), name(hold, "fair:queue"), name(hold, "fair:places"),
-                freedMark(hold, "fair:lock"));
+        return List.of(this.names.name(hold, "fair:lock"), this.names.name(hold, "fair:queue"),
+                this.names.name(hold, "fair:places"), this.names.freedMark(hold, "fair:lock"));
     }
 
     /** The keys a grant and a waiter's leaving take: all but the freed mark, which only a release needs. */

@@ -24,7 +24,8 @@ import java.util.List;
 
 /**
  * The script calls the lock types build alike: every grant's shared arguments and restart grace, every release's
- * shared arguments, and the plain lock hash's acquire, release and hand-off. Each call goes to the service's runner.
+ * shared arguments, and the plain lock hash's acquire, release, hand-off and renewal. Each call goes to the service's
+ * runner.
  */
 final class LockCalls {
 
@@ -60,6 +61,21 @@ final class LockCalls {
         allKeys.add(grace.marker(keys.get(0)));
         args.setMillis(RESTART_GRACE_MILLIS, grace.grace());
         return call(scripts, layout, allKeys, args.toArray());
+    }
+
+    /**
+     * renew.lua over holds whose locks are hashes with the plain lock's layout, each at
+     * {@code <prefix>:{key}:<suffix>}.
+     */
+    static RenewalScripts.Call renewPlainHashes(LockScripts scripts, LockKeys names,
+            List<? extends LockTarget> holds, String suffix, long leaseNanos) {
+        List<String> hashes = new ArrayList<>(holds.size());
+        List<String> tokens = new ArrayList<>(holds.size());
+        for (LockTarget hold : holds) {
+            hashes.add(names.name(hold, suffix));
+            tokens.add(hold.ownerToken());
+        }
+        return scripts.renewals().batch(Scripts.RENEW, hashes, tokens, leaseNanos);
     }
 
     /** The arguments every release script shares ({@link Scripts#RELEASE_ARGUMENTS}). */

@@ -83,6 +83,20 @@ public final class LockKeys {
         return this.prefix + ":{" + key + "}:" + suffix;
     }
 
+    /** {@code <prefix>:{<hold's key>}:<suffix>}: a name of one of the hold's lock's Redis structures. */
+    String name(LockTarget hold, String suffix) {
+        return name(hold.key(), suffix);
+    }
+
+    /**
+     * The freed mark of the hold's lock, whose hash is {@code <prefix>:{key}:<hashSuffix>}: the key its freeing
+     * release or hand-off leaves the releasing acquisition's mark in, which a retried call recognises its first run by
+     * (see end-hold.lua).
+     */
+    String freedMark(LockTarget hold, String hashSuffix) {
+        return name(hold.key(), hashSuffix + ":freed");
+    }
+
     public String releaseChannel(String key) {
         return this.prefix + ":{" + key + "}:released";
     }

@@ -10,9 +10,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * A service's way to its lock scripts ({@link Scripts}): the runner the lock types' calls go to, the renewal batches,
  * the ACL guard's decision and the restart grace. The scripts are loaded with {@code SCRIPT LOAD} when it starts and
  * run with EVALSHA; a NOSCRIPT after a {@code SCRIPT FLUSH}, a restart or a failover loads them again
- * ({@link ScriptReload}). Lock calls, blocking or not, go straight to the Lettuce connection
- * ({@link AsyncScriptRunner}); the template runs them only on a connection factory other than Lettuce's and for
- * grants with replica acknowledgements on a Redis Cluster, and it runs every other command.
+ * ({@link ScriptPipeline}). Lock calls, blocking or not, go straight to the Lettuce connection
+ * ({@link LettuceScripts}); the template runs them only on a connection factory other than Lettuce's and for
+ * grants with replica acknowledgements on a Redis Cluster ({@link ScriptRouter}), and it runs every other command.
  */
 public final class LockScripts {
 
@@ -20,7 +20,7 @@ public final class LockScripts {
 
     private final RestartGrace restartGrace;
 
-    private final ScriptSender sender;
+    private final ScriptRouter router;
 
     private final RenewalScripts renewals;
 
@@ -37,7 +37,7 @@ public final class LockScripts {
      * slot's master followed by WAIT there; else null
      * @param callTimeout how long a lock call waits for Redis when shorter than the client's command timeout (see
      * {@code RedisLockServiceBuilder#callTimeout}); null: the client's timeout
-     * @param loadScripts whether to load the scripts when it starts ({@link ScriptSender#loadScripts()}): not behind a
+     * @param loadScripts whether to load the scripts when it starts ({@link ScriptRouter#loadScripts()}): not behind a
      * sharding proxy, which does not pass {@code SCRIPT LOAD} on (there each script loads with EVAL after NOSCRIPT)
      */
     public LockScripts(StringRedisTemplate redis, RestartGrace restartGrace,
@@ -45,14 +45,14 @@ public final class LockScripts {
         this.redis = redis;
         this.restartGrace = restartGrace;
         AclGuard aclGuard = new AclGuard();
-        this.sender = new ScriptSender(redis, aclGuard, acknowledged, callTimeout, loadScripts);
-        this.renewals = new RenewalScripts(redis, acknowledged, aclGuard, this.sender);
-        this.sender.loadScripts();
+        this.router = new ScriptRouter(redis, aclGuard, acknowledged, callTimeout, loadScripts);
+        this.renewals = new RenewalScripts(redis, acknowledged, aclGuard, this.router);
+        this.router.loadScripts();
     }
 
     /** What runs the lock types' script calls. */
     ScriptRunner runner() {
-        return this.sender;
+        return this.router;
     }
 
     /** The restart grace of the service's new grants. */
@@ -71,7 +71,7 @@ public final class LockScripts {
      * the scripts the service runs from then on.
      */
     public void decideAclGuard() {
-        this.sender.decideAclGuard();
+        this.router.decideAclGuard();
     }
 
     /** Whether Redis's error says it refused a command, key or channel for lack of permission (see AclGuard). */
@@ -90,6 +90,6 @@ public final class LockScripts {
      * Lettuce. On a Redis Cluster it ran already, after this thread's last grant or renewal, on that call's node.
      */
     public long waitForReplicas(int replicas, long timeoutMillis) {
-        return this.sender.waitForReplicas(replicas, timeoutMillis);
+        return this.router.waitForReplicas(replicas, timeoutMillis);
     }
 }

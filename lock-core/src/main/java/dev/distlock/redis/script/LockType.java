@@ -1,7 +1,6 @@
 package dev.distlock.redis.script;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -157,31 +156,12 @@ public abstract class LockType {
         return null;
     }
 
+    /** {@code <prefix>:{key}:<suffix>}: SemaphoreLock's key names (the other types name theirs with LockKeys). */
     String name(LockTarget hold, String suffix) {
-        return this.context.keys().name(hold.key(), suffix);
+        return this.context.keys().name(hold, suffix);
     }
 
-    /**
-     * The freed mark of the lock whose hash is {@code <prefix>:{key}:<suffix>}: the key its freeing release or
-     * hand-off leaves the releasing acquisition's mark in, which a retried call recognises its first run by (see
-     * end-hold.lua).
-     */
-    String freedMark(LockTarget hold, String suffix) {
-        return name(hold, suffix + ":freed");
-    }
-
-    /** renew.lua over holds whose locks are hashes with the plain lock's layout at {@code <prefix>:{key}:<suffix>}. */
-    final RenewalScripts.Call renewPlainHashes(List<? extends LockTarget> holds, String suffix, long leaseNanos) {
-        List<String> hashes = new ArrayList<>(holds.size());
-        List<String> tokens = new ArrayList<>(holds.size());
-        for (LockTarget hold : holds) {
-            hashes.add(name(hold, suffix));
-            tokens.add(hold.ownerToken());
-        }
-        return this.context.scripts().renewals().batch(Scripts.RENEW, hashes, tokens, leaseNanos);
-    }
-
-    /** The command the release scripts publish with (asks Redis once, on first use, on a cluster). */
+    /** The command the release scripts publish with: SemaphoreLock's (the others ask the context's pubSub). */
     String publishCommand() {
         return this.context.pubSub().publishCommand();
     }

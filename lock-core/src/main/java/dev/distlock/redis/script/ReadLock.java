@@ -20,19 +20,24 @@ import dev.distlock.LockMode;
  */
 final class ReadLock extends LockType {
 
+    /** Names this type's keys: {@code <prefix>:{key}:<suffix>}. */
+    private final LockKeys names;
+
     ReadLock(Context context) {
         super(context);
+        this.names = context.keys();
     }
 
     @Override
     public String releaseChannel(String key) {
-        return this.context.keys().name(key, "rw:released");
+        return this.names.name(key, "rw:released");
     }
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return LockCalls.grant(this.context.scripts(), Scripts.READ_ACQUIRE, List.of(readers(hold), reader(hold),
-                name(hold, "rw:write"), name(hold, "rw:intent"), name(hold, "rw:fence")),
+                this.names.name(hold, "rw:write"), this.names.name(hold, "rw:intent"),
+                this.names.name(hold, "rw:fence")),
                 LockCalls.grantArguments(Scripts.READ_ACQUIRE, hold.ownerToken(), grant)
                     .setMillis(TOKEN_RETENTION_MILLIS, this.context.tokenRetention()));
     }
@@ -41,7 +46,7 @@ final class ReadLock extends LockType {
     public ScriptCall releaseCall(LockTarget hold, Release release) {
         return LockCalls.call(this.context.scripts(), Scripts.READ_RELEASE, List.of(readers(hold), reader(hold)),
                 LockCalls.releaseArguments(Scripts.READ_RELEASE, hold.ownerToken(), release,
-                        this.context.tokenRetention(), hold.releaseChannel(), publishCommand())
+                        this.context.tokenRetention(), hold.releaseChannel(), this.context.pubSub().publishCommand())
                     .set(MESSAGE, this.context.clientId())
                     .toArray());
     }
@@ -70,15 +75,15 @@ final class ReadLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(readers(hold), reader(hold), name(hold, "rw:write"), name(hold, "rw:intent"),
-                name(hold, "rw:fence"));
+        return List.of(readers(hold), reader(hold), this.names.name(hold, "rw:write"),
+                this.names.name(hold, "rw:intent"), this.names.name(hold, "rw:fence"));
     }
 
     private String readers(LockTarget hold) {
-        return name(hold, "rw:readers");
+        return this.names.name(hold, "rw:readers");
     }
 
     private String reader(LockTarget hold) {
-        return name(hold, "rw:reader:" + hold.ownerToken());
+        return this.names.name(hold, "rw:reader:" + hold.ownerToken());
     }
 }

@@ -23,14 +23,14 @@ final class RenewalScripts {
 
     private final AclGuard aclGuard;
 
-    private final ScriptSender sender;
+    private final ScriptRouter router;
 
     RenewalScripts(StringRedisTemplate redis, @Nullable AcknowledgedClusterScripts acknowledged, AclGuard aclGuard,
-            ScriptSender sender) {
+            ScriptRouter router) {
         this.redis = redis;
         this.acknowledged = acknowledged;
         this.aclGuard = aclGuard;
-        this.sender = sender;
+        this.router = router;
     }
 
     /**
@@ -38,7 +38,7 @@ final class RenewalScripts {
      * service's {@code WAIT} runs on), not on a Redis Cluster with replica acknowledgements.
      */
     boolean sendsAsync() {
-        return this.sender.sendsBatches();
+        return this.router.sendsBatches();
     }
 
     /** Runs renew.lua: per lock, {@link ScriptReplies#RENEWED}, {@link ScriptReplies#NOT_HELD_BY_OWNER}, ... */
@@ -103,7 +103,7 @@ final class RenewalScripts {
          * thread with what {@link #run()} returns, or its failure.
          */
         CompletableFuture<int[]> runAsync() {
-            return RenewalScripts.this.sender.runBatchAsync(this.layout.script(), this.keys, this.args)
+            return RenewalScripts.this.router.runBatchAsync(this.layout.script(), this.keys, this.args)
                 .thenApply(this::renewed);
         }
 

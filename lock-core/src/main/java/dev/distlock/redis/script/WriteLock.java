@@ -20,19 +20,24 @@ final class WriteLock extends LockType {
     /** The writer's hash suffix: {@code <prefix>:{key}:rw:write}. */
     private static final String WRITER = "rw:write";
 
+    /** Names this type's keys: {@code <prefix>:{key}:<suffix>}. */
+    private final LockKeys names;
+
     WriteLock(Context context) {
         super(context);
+        this.names = context.keys();
     }
 
     @Override
     public String releaseChannel(String key) {
-        return this.context.keys().name(key, "rw:released");
+        return this.names.name(key, "rw:released");
     }
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         return LockCalls.grant(this.context.scripts(), Scripts.WRITE_ACQUIRE, List.of(writer(hold),
-                name(hold, "rw:readers"), name(hold, "rw:intent"), name(hold, "rw:fence")),
+                this.names.name(hold, "rw:readers"), this.names.name(hold, "rw:intent"),
+                this.names.name(hold, "rw:fence")),
                 LockCalls.grantArguments(Scripts.WRITE_ACQUIRE, hold.ownerToken(), grant)
                     .setMillis(TOKEN_RETENTION_MILLIS, this.context.tokenRetention())
                     .setMillis(PLACE_LEASE_MILLIS, grant.waiting() ? this.context.waiterLease() : Duration.ZERO));
@@ -40,23 +45,23 @@ final class WriteLock extends LockType {
 
     @Override
     public ScriptCall releaseCall(LockTarget hold, Release release) {
-        return LockCalls.release(this.context.scripts(), writer(hold), freedMark(hold, WRITER), hold.ownerToken(),
+        return LockCalls.release(this.context.scripts(), writer(hold), freedMark(hold), hold.ownerToken(),
                 release, hold.releaseChannel(), this.context.clientId(), this.context.tokenRetention(),
-                publishCommand(), false);
+                this.context.pubSub().publishCommand(), false);
     }
 
     @Override
     RenewalScripts.Call renewal(List<? extends LockTarget> holds, long leaseNanos) {
-        return renewPlainHashes(holds, WRITER, leaseNanos);
+        return LockCalls.renewPlainHashes(this.context.scripts(), this.names, holds, WRITER, leaseNanos);
     }
 
     @Override
     public boolean leave(LockTarget hold) {
-        return LockCalls.call(this.context.scripts(), Scripts.WRITE_WITHDRAW, List.of(name(hold, "rw:intent"),
-                writer(hold)), Scripts.WRITE_WITHDRAW.newArguments()
+        return LockCalls.call(this.context.scripts(), Scripts.WRITE_WITHDRAW,
+                List.of(this.names.name(hold, "rw:intent"), writer(hold)), Scripts.WRITE_WITHDRAW.newArguments()
                     .set(OWNER_TOKEN, hold.ownerToken())
                     .set(CHANNEL, hold.releaseChannel())
-                    .set(PUBLISH_COMMAND, publishCommand())
+                    .set(PUBLISH_COMMAND, this.context.pubSub().publishCommand())
                     .set(MESSAGE, this.context.clientId())
                     .toArray())
             .run() == 1;
@@ -74,11 +79,15 @@ final class WriteLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(writer(hold), name(hold, "rw:readers"), name(hold, "rw:intent"), name(hold, "rw:fence"),
-                freedMark(hold, WRITER));
+        return List.of(writer(hold), this.names.name(hold, "rw:readers"), this.names.name(hold, "rw:intent"),
+                this.names.name(hold, "rw:fence"), freedMark(hold));
     }
 
     private String writer(LockTarget hold) {
-        return name(hold, WRITER);
+        return this.names.name(hold, WRITER);
+    }
+
+    private String freedMark(LockTarget hold) {
+        return this.names.freedMark(hold, WRITER);
     }
 }

@@ -5,28 +5,27 @@ import static dev.distlock.internal.Futures.unwrap;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
-import java.util.function.Supplier;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Sends script calls on the shared connection as EVALSHA, loads the service's script set with {@code SCRIPT LOAD}
- * (which Redis 8 and Valkey never evict, unlike scripts only {@code EVAL} loaded), and recovers from NOSCRIPT (after
+ * One server's pipeline of script calls on the shared connection (on a Redis Cluster, one per master): sends each as
+ * EVALSHA of a script the service loaded ({@link ScriptSetLoad}), and recovers from NOSCRIPT (after
  * {@code SCRIPT FLUSH}, a restart, a failover to a replica that never saw the scripts) without reordering calls.
  *
  * <p>Calls are pipelined: when call 1 answers NOSCRIPT, calls sent after it are on the wire already. Were call 1 sent
@@ -39,16 +38,47 @@ import org.springframework.data.redis.core.script.RedisScript;
  * part); then the held calls go. Seen from this connection the set is then there whole or (after a flush) not at all,
  * so a call after one that met NOSCRIPT meets it too and is sent again after it. Not ruled out: another client loading
  * part of the set (a script alone, by EVAL) between two calls. Where the set cannot be loaded (a user not granted
- * {@code SCRIPT LOAD}, a sharding proxy, Redis lost it {@link #MOST_ROUNDS} times in a row as it loaded), the held
- * calls go anyway and each that meets NOSCRIPT goes again as EVAL in a recovery of its own: that keeps calls going
- * without the guarantee.
+ * {@code SCRIPT LOAD}, a sharding proxy, Redis lost it {@link ScriptSetLoad#MOST_ROUNDS} times in a row as it
+ * loaded), the held calls go anyway and each that meets NOSCRIPT goes again as EVAL in a recovery of its own: that
+ * keeps calls going without the guarantee.
  *
  * <p>Costs a call one atomic increment and decrement and one volatile read; locks only during a recovery.
  */
-final class ScriptReload {
+final class ScriptPipeline {
 
-    /** Loads of the set a recovery tries while Redis loses part of it as it loads (a flush in between). */
-    static final int MOST_ROUNDS = 10;
+    /**
+     * The pipelines of one shared connection: that of a standalone server (or a Sentinel's master), or on a Redis
+     * Cluster one per master, each recovering on its own.
+     */
+    static final class PerServer {
+
+        private final ScriptSetLoad scripts;
+
+        private final long boundMillis;
+
+        /** A standalone server's; on a Redis Cluster, one whose recoveries would load on every node. */
+        private final ScriptPipeline pipeline;
+
+        /** On a Redis Cluster: each master's pipeline, by node id. */
+        private final Map<String, ScriptPipeline> nodes = new ConcurrentHashMap<>();
+
+        PerServer(ScriptSetLoad scripts, long boundMillis) {
+            this.scripts = scripts;
+            this.boundMillis = boundMillis;
+            this.pipeline = new ScriptPipeline(scripts, boundMillis, null);
+        }
+
+        /** The pipeline of the server a call to {@code key} goes to: on a Redis Cluster, the slot's master's. */
+        ScriptPipeline of(RedisScriptingAsyncCommands<byte[], byte[]> commands, byte[] key) {
+            if (!(commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
+                return this.pipeline;
+            }
+            RedisClusterNode master = cluster.getStatefulConnection().getPartitions()
+                .getMasterBySlot(SlotHash.getSlot(key));
+            return (master == null) ? this.pipeline : this.nodes.computeIfAbsent(master.getNodeId(),
+                    node -> new ScriptPipeline(this.scripts, this.boundMillis, node));
+        }
+    }
 
     /**
      * One call sent on the shared connection, whose reply Lettuce reads as {@code output} says; {@code done}
@@ -59,18 +89,11 @@ final class ScriptReload {
             BiConsumer<T, Throwable> done) {
     }
 
-    /**
-     * What every recovery of a service shares.
-     *
-     * @param scripts the scripts to load: the variant of each that the service runs
-     * @param loads whether to send SCRIPT LOAD (not behind a sharding proxy, which does not pass it on)
-     * @param boundMillis the lock call timeout when shorter than the client's, else 0 (see AsyncScriptRunner)
-     * @param loadMillis how long a recovery waits for each load of the script set
-     */
-    record Settings(Supplier<List<RedisScript<?>>> scripts, boolean loads, long boundMillis, long loadMillis) {
-    }
+    /** Loads the set during a recovery. */
+    private final ScriptSetLoad scripts;
 
-    private final Settings settings;
+    /** The lock call timeout when shorter than the client's, else 0 (see {@link #bounded}). */
+    private final long boundMillis;
 
     /** On a Redis Cluster, the node whose calls this recovers (each node has its own); else null. */
     private final @Nullable String nodeId;
@@ -93,8 +116,10 @@ final class ScriptReload {
     /** Calls held back during a recovery, in the order they were made; guarded by this. */
     private final List<Call<?>> held = new ArrayList<>();
 
-    ScriptReload(Settings settings, @Nullable String nodeId) {
-        this.settings = settings;
+    /** @param nodeId on a Redis Cluster, the master whose calls this pipeline sends; else null */
+    private ScriptPipeline(ScriptSetLoad scripts, long boundMillis, @Nullable String nodeId) {
+        this.scripts = scripts;
+        this.boundMillis = boundMillis;
         this.nodeId = nodeId;
     }
 
@@ -107,71 +132,6 @@ final class ScriptReload {
             return;
         }
         evalsha(call);
-    }
-
-    /**
-     * Loads the script set ({@code SCRIPT LOAD}) and checks with one {@code SCRIPT EXISTS} that all of it is there,
-     * again if not (at most {@link #MOST_ROUNDS} times): on this recovery's node of a Redis Cluster, on every node for
-     * one made without a node, else on {@code commands}. Completes with the last failure, or null once the set is
-     * there; never exceptionally.
-     */
-    @SuppressWarnings("unchecked")
-    CompletableFuture<Throwable> load(RedisScriptingAsyncCommands<byte[], byte[]> commands) {
-        if (!this.settings.loads()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        if (!(commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster)) {
-            return load(CompletableFuture.completedFuture(commands), MOST_ROUNDS);
-        }
-        StatefulRedisClusterConnection<byte[], byte[]> connection =
-                (StatefulRedisClusterConnection<byte[], byte[]>) cluster.getStatefulConnection();
-        List<CompletableFuture<Throwable>> nodes = new ArrayList<>();
-        for (RedisClusterNode node : connection.getPartitions()) {
-            if (this.nodeId == null || this.nodeId.equals(node.getNodeId())) {
-                nodes.add(load(connection.getConnectionAsync(node.getNodeId())
-                    .thenApply(StatefulRedisConnection::async), MOST_ROUNDS));
-            }
-        }
-        return CompletableFuture.allOf(nodes.toArray(CompletableFuture[]::new)).thenApply(unused -> nodes.stream()
-            .map(CompletableFuture::join).filter(java.util.Objects::nonNull).findFirst().orElse(null));
-    }
-
-    private CompletableFuture<Throwable> load(
-            CompletableFuture<? extends RedisScriptingAsyncCommands<byte[], byte[]>> node, int rounds) {
-        List<RedisScript<?>> set = this.settings.scripts().get();
-        String[] shas = set.stream().map(RedisScript::getSha1).toArray(String[]::new);
-        return node.thenCompose(commands -> {
-            List<CompletableFuture<?>> sent = new ArrayList<>();
-            for (RedisScript<?> script : set) {
-                sent.add(commands.scriptLoad(script.getScriptAsString().getBytes(StandardCharsets.UTF_8))
-                    .toCompletableFuture());
-            }
-            CompletableFuture<List<Boolean>> exists = commands.scriptExists(shas).toCompletableFuture();
-            sent.add(exists);
-            // done at the first failure: the commands still waiting are cancelled, so that Lettuce does not send them
-            // again after a reconnect (a proxy that does not know SCRIPT LOAD closes the connection)
-            CompletableFuture<Void> all = new CompletableFuture<>();
-            AtomicInteger left = new AtomicInteger(sent.size());
-            sent.forEach(command -> command.whenComplete((unused, failure) -> {
-                if (failure != null) {
-                    all.completeExceptionally(failure);
-                }
-                else if (left.decrementAndGet() == 0) {
-                    all.complete(null);
-                }
-            }));
-            all.whenComplete((unused, failure) -> sent.forEach(command -> command.cancel(false)));
-            return all.thenCompose(unused -> exists).thenAccept(found -> {
-                if (found.contains(Boolean.FALSE)) {
-                    throw new IllegalStateException("Redis lost part of the lock scripts as they loaded");
-                }
-            }).orTimeout(Math.max(1, this.settings.loadMillis()), TimeUnit.MILLISECONDS)
-                .whenComplete((unused, failure) -> all.completeExceptionally(new CancellationException()));
-        })
-            .orTimeout(Math.max(1, this.settings.loadMillis()), TimeUnit.MILLISECONDS)
-            .handle((unused, failure) -> (failure != null) ? unwrap(failure) : null)
-            .thenCompose(failure -> (failure instanceof IllegalStateException && rounds > 1) ? load(node, rounds - 1)
-                    : CompletableFuture.completedFuture(failure));
     }
 
     private synchronized void hold(Call<?> call) {
@@ -191,9 +151,9 @@ final class ScriptReload {
         CompletionStage<T> sent;
         try {
             sent = eval
-                    ? bounded(this.settings.boundMillis(), call.commands().<T>eval(call.script().getScriptAsString(),
+                    ? bounded(this.boundMillis, call.commands().<T>eval(call.script().getScriptAsString(),
                             call.output(), call.keys(), call.args()))
-                    : bounded(this.settings.boundMillis(), call.commands().<T>evalsha(call.script().getSha1(),
+                    : bounded(this.boundMillis, call.commands().<T>evalsha(call.script().getSha1(),
                             call.output(), call.keys(), call.args()));
         }
         catch (RuntimeException ex) { // not sent (no connection to the slot's node, the client closed)
@@ -259,7 +219,7 @@ final class ScriptReload {
         }
         CompletableFuture<Throwable> loaded;
         try {
-            loaded = load(commands);
+            loaded = this.scripts.load(commands, this.nodeId);
         }
         catch (RuntimeException ex) {
             loaded = CompletableFuture.completedFuture(ex);
@@ -304,5 +264,14 @@ final class ScriptReload {
     static <T> CompletionStage<T> bounded(long boundMillis, RedisFuture<T> command) {
         return (boundMillis > 0) ? command.toCompletableFuture().orTimeout(boundMillis, TimeUnit.MILLISECONDS)
                 : command;
+    }
+
+    /** Keys or arguments as the bytes Lettuce's byte-array codec sends: UTF-8 of each one's text. */
+    static byte[][] encode(Object[] values) {
+        byte[][] encoded = new byte[values.length][];
+        for (int i = 0; i < encoded.length; i++) {
+            encoded[i] = values[i].toString().getBytes(StandardCharsets.UTF_8);
+        }
+        return encoded;
     }
 }

@@ -16,20 +16,22 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * How a service's lock calls reach Redis: the variant of each script its ACL guard selects, on the Lettuce connection
- * ({@link AsyncScriptRunner}), through the template on another connection factory, or on a Redis Cluster with replica
- * acknowledgements on the slot's master ({@link AcknowledgedClusterScripts}); and its script set, loaded with
- * {@code SCRIPT LOAD} when it starts.
+ * Which way each of a service's lock calls goes: the variant of its script the ACL guard selects, on the Lettuce
+ * connection ({@link LettuceScripts}), through the template on another connection factory, or on a Redis Cluster with
+ * replica acknowledgements on the slot's master ({@link AcknowledgedClusterScripts}); and the script set loaded with
+ * {@code SCRIPT LOAD} when the service starts, on the way its calls take.
  */
-final class ScriptSender implements ScriptRunner {
+final class ScriptRouter implements ScriptRunner {
 
-    private static final Log logger = LogFactory.getLog(ScriptSender.class);
+    private static final Log logger = LogFactory.getLog(ScriptRouter.class);
 
     private final StringRedisTemplate redis;
 
     private final AclGuard aclGuard;
 
-    private final AsyncScriptRunner async;
+    private final LettuceScripts lettuce;
+
+    private final ScriptFailures failures;
 
     /** On a Redis Cluster with replica acknowledgements: runs grants and renewals, each with its WAIT; else null. */
     private final @Nullable AcknowledgedClusterScripts acknowledged;
@@ -37,13 +39,14 @@ final class ScriptSender implements ScriptRunner {
     /** Whether to load the scripts with SCRIPT LOAD (see {@link #loadScripts()}). */
     private final boolean loads;
 
-    ScriptSender(StringRedisTemplate redis, AclGuard aclGuard, @Nullable AcknowledgedClusterScripts acknowledged,
+    ScriptRouter(StringRedisTemplate redis, AclGuard aclGuard, @Nullable AcknowledgedClusterScripts acknowledged,
             @Nullable Duration callTimeout, boolean loads) {
         this.redis = redis;
         this.aclGuard = aclGuard;
         this.acknowledged = acknowledged;
         this.loads = loads;
-        this.async = new AsyncScriptRunner(redis.getRequiredConnectionFactory(), aclGuard::noteFailure, callTimeout,
+        this.failures = new ScriptFailures(aclGuard::noteFailure);
+        this.lettuce = new LettuceScripts(redis.getRequiredConnectionFactory(), this.failures, callTimeout,
                 this::scriptSet, loads);
     }
 
@@ -62,8 +65,8 @@ final class ScriptSender implements ScriptRunner {
             return;
         }
         Throwable failure;
-        if (this.async.runsBlockingCalls()) {
-            failure = this.async.load();
+        if (this.lettuce.runsBlockingCalls()) {
+            failure = this.lettuce.load();
         }
         else {
             try {
@@ -98,7 +101,7 @@ final class ScriptSender implements ScriptRunner {
 
     @Override
     public CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
-        return this.async.run(this.aclGuard.select(script), keys, args);
+        return this.lettuce.run(this.aclGuard.select(script), keys, args);
     }
 
     /**
@@ -106,12 +109,12 @@ final class ScriptSender implements ScriptRunner {
      * connection, not on a Redis Cluster with replica acknowledgements (there each batch runs with its WAIT).
      */
     boolean sendsBatches() {
-        return this.acknowledged == null && this.async.sendsBatches();
+        return this.acknowledged == null && this.lettuce.sendsBatches();
     }
 
-    /** Sends a renewal batch without waiting, the variant the ACL guard selects; see AsyncScriptRunner#runBatch. */
+    /** Sends a renewal batch without waiting, the variant the ACL guard selects; see LettuceScripts#runBatch. */
     CompletableFuture<List<Object>> runBatchAsync(RedisScript<?> script, List<String> keys, Object[] args) {
-        return this.async.runBatch(this.aclGuard.select(script), keys, args);
+        return this.lettuce.runBatch(this.aclGuard.select(script), keys, args);
     }
 
     @Override
@@ -119,12 +122,12 @@ final class ScriptSender implements ScriptRunner {
             Object[] args, int replicas, long timeoutMillis) {
         RedisScript<Long> sent = this.aclGuard.select(script);
         if (this.acknowledged == null) {
-            return this.async.runAcknowledged(sent, keys, args, replicas, timeoutMillis); // tells the guard
+            return this.lettuce.runAcknowledged(sent, keys, args, replicas, timeoutMillis); // tells the guard
         }
         CompletableFuture<Acknowledged> reply = new CompletableFuture<>();
         this.acknowledged.grantAsync(sent, keys, args).whenComplete((acknowledged, failure) -> {
             if (failure != null) {
-                reply.completeExceptionally(this.async.failure(failure));
+                reply.completeExceptionally(this.failures.failure(failure));
             }
             else {
                 reply.complete(acknowledged);
@@ -137,8 +140,8 @@ final class ScriptSender implements ScriptRunner {
     public long run(RedisScript<Long> script, List<String> keys, Object[] args) {
         boolean acknowledgedGrant = this.acknowledged != null && Scripts.grants(script);
         RedisScript<Long> sent = this.aclGuard.select(script);
-        if (!acknowledgedGrant && this.async.runsBlockingCalls()) {
-            return this.async.runBlocking(sent, keys, args); // tells the guard of a failure
+        if (!acknowledgedGrant && this.lettuce.runsBlockingCalls()) {
+            return this.lettuce.runBlocking(sent, keys, args); // tells the guard of a failure
         }
         Long reply;
         try {
