@@ -95,7 +95,7 @@ public abstract class LockType {
         new ScriptCall(this.context.scripts().runner(), check.script(), List.of(keys(probe).get(0)),
                 check.newArguments()
                     .set(ScriptArgument.CHANNEL, probe.releaseChannel())
-                    .set(ScriptArgument.PUBLISH_COMMAND, publishCommand())
+                    .set(ScriptArgument.PUBLISH_COMMAND, this.context.pubSub().publishCommand())
                     .toArray())
             .run();
     }
@@ -154,16 +154,6 @@ public abstract class LockType {
     /** The mode whose hold of the same owner and key shares this one's owner token, or null. */
     public @Nullable LockMode sharesOwnerTokenWith() {
         return null;
-    }
-
-    /** {@code <prefix>:{key}:<suffix>}: SemaphoreLock's key names (the other types name theirs with LockKeys). */
-    String name(LockTarget hold, String suffix) {
-        return this.context.keys().name(hold, suffix);
-    }
-
-    /** The command the release scripts publish with: SemaphoreLock's (the others ask the context's pubSub). */
-    String publishCommand() {
-        return this.context.pubSub().publishCommand();
     }
 
     /**

@@ -44,6 +44,8 @@ final class SemaphoreLock extends LockType {
 
     private final int permitCount;
 
+    private final LockKeys names;
+
     /** The service's instance: one permit of one (what the start-up access check takes). */
     SemaphoreLock(Context context, boolean fair) {
         this(context, fair, 1, 1);
@@ -55,6 +57,7 @@ final class SemaphoreLock extends LockType {
         this.limit = Integer.toString(limit);
         this.permits = Integer.toString(permits);
         this.permitCount = permits;
+        this.names = context.keys();
     }
 
     @Override
@@ -64,14 +67,14 @@ final class SemaphoreLock extends LockType {
 
     @Override
     public String releaseChannel(String key) {
-        return this.context.keys().name(key, "sem:released");
+        return this.names.name(key, "sem:released");
     }
 
     @Override
     public ScriptCall acquireCall(LockTarget hold, Grant grant) {
         Duration placeLease = (this.fair && grant.waiting()) ? this.context.waiterLease() : Duration.ZERO;
         return LockCalls.grant(this.context.scripts(), Scripts.SEM_ACQUIRE, List.of(leases(hold), permits(hold),
-                holder(hold), name(hold, "sem:fence"), queue(hold), places(hold)),
+                holder(hold), this.names.name(hold, "sem:fence"), queue(hold), places(hold)),
                 LockCalls.grantArguments(Scripts.SEM_ACQUIRE, hold.ownerToken(), grant)
                     .setMillis(TOKEN_RETENTION_MILLIS, this.context.tokenRetention())
                     .set(PERMIT_LIMIT, this.limit)
@@ -80,7 +83,7 @@ final class SemaphoreLock extends LockType {
                     .setMillis(PLACE_LEASE_MILLIS, placeLease)
                     .set(WAITING, grant.waiting())
                     .set(CHANNEL, hold.releaseChannel())
-                    .set(PUBLISH_COMMAND, publishCommand()));
+                    .set(PUBLISH_COMMAND, this.context.pubSub().publishCommand()));
     }
 
     @Override
@@ -88,7 +91,7 @@ final class SemaphoreLock extends LockType {
         return LockCalls.call(this.context.scripts(), Scripts.SEM_RELEASE, List.of(leases(hold), permits(hold),
                 holder(hold), queue(hold)),
                 LockCalls.releaseArguments(Scripts.SEM_RELEASE, hold.ownerToken(), release,
-                        this.context.tokenRetention(), hold.releaseChannel(), publishCommand())
+                        this.context.tokenRetention(), hold.releaseChannel(), this.context.pubSub().publishCommand())
                     .set(MESSAGE, this.context.clientId())
                     .toArray());
     }
@@ -115,7 +118,7 @@ final class SemaphoreLock extends LockType {
                 Scripts.SEM_LEAVE.newArguments()
                     .set(OWNER_TOKEN, hold.ownerToken())
                     .set(CHANNEL, hold.releaseChannel())
-                    .set(PUBLISH_COMMAND, publishCommand())
+                    .set(PUBLISH_COMMAND, this.context.pubSub().publishCommand())
                     .toArray())
             .run() == 1;
     }
@@ -142,28 +145,28 @@ final class SemaphoreLock extends LockType {
 
     @Override
     public List<String> keys(LockTarget hold) {
-        return List.of(leases(hold), permits(hold), holder(hold), name(hold, "sem:fence"), queue(hold),
+        return List.of(leases(hold), permits(hold), holder(hold), this.names.name(hold, "sem:fence"), queue(hold),
                 places(hold));
     }
 
     private String leases(LockTarget hold) {
-        return name(hold, "sem:leases");
+        return this.names.name(hold, "sem:leases");
     }
 
     private String permits(LockTarget hold) {
-        return name(hold, "sem:permits");
+        return this.names.name(hold, "sem:permits");
     }
 
     private String holder(LockTarget hold) {
-        return name(hold, "sem:holder:" + hold.ownerToken());
+        return this.names.name(hold, "sem:holder:" + hold.ownerToken());
     }
 
     private String queue(LockTarget hold) {
-        return name(hold, "sem:queue");
+        return this.names.name(hold, "sem:queue");
     }
 
     private String places(LockTarget hold) {
-        return name(hold, "sem:places");
+        return this.names.name(hold, "sem:places");
     }
 
     /** Views of one service's semaphore are one type: the watchdog batches their holders together. */
