@@ -49,7 +49,8 @@ class PublicSurfaceTest {
     /** Public only so that another engine package can reach them; not exported, so not visible outside the module. */
     static final Set<String> ENGINE = Set.of("dev.distlock.internal.AbstractLockHandle",
             "dev.distlock.internal.AbstractLockService", "dev.distlock.internal.DaemonThreads",
-            "dev.distlock.internal.Durations", "dev.distlock.internal.Futures", "dev.distlock.internal.Listeners", "dev.distlock.internal.LostCallbacks",
+            "dev.distlock.internal.Durations", "dev.distlock.internal.Futures", "dev.distlock.internal.Listeners",
+            "dev.distlock.internal.LockBackend", "dev.distlock.internal.LostCallbacks",
             "dev.distlock.internal.Uninterrupted", "dev.distlock.redis.lease.Hold",
             "dev.distlock.redis.lease.LeaseHolder", "dev.distlock.redis.lease.LeaseNotifier",
             "dev.distlock.redis.lease.LeaseWatchdog",

@@ -8,9 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -28,41 +26,26 @@ import dev.distlock.MultiLockHandle;
  */
 final class AsyncLocks implements AsyncLockService {
 
-    /** Starts a service's non-blocking attempt: see {@code AbstractLockService#acquireWithinAsync}. */
-    @FunctionalInterface
-    interface Attempt {
-        CompletableFuture<@Nullable LockHandle> start(String key, LockOptions options, String name, long startNanos,
-                long waitNanos);
-    }
-
-    private final UnaryOperator<@Nullable String> keyCheck;
-
-    private final Consumer<@Nullable LockOptions> optionsCheck;
+    private final LockBackend backend;
 
     private final Function<LockOptions, Duration> waitTime;
-
-    private final Attempt attempts;
 
     private final AcquisitionReports reports;
 
     /**
-     * @param keyCheck checks a caller's key and returns it
-     * @param optionsCheck checks the caller's options, and that the service can still take locks
+     * @param backend checks a caller's key and options, and starts the service's non-blocking attempts
      * @param waitTime the wait limit of a call with these options
      */
-    AsyncLocks(UnaryOperator<@Nullable String> keyCheck, Consumer<@Nullable LockOptions> optionsCheck,
-            Function<LockOptions, Duration> waitTime, Attempt attempts, AcquisitionReports reports) {
-        this.keyCheck = keyCheck;
-        this.optionsCheck = optionsCheck;
+    AsyncLocks(LockBackend backend, Function<LockOptions, Duration> waitTime, AcquisitionReports reports) {
+        this.backend = backend;
         this.waitTime = waitTime;
-        this.attempts = attempts;
         this.reports = reports;
     }
 
     @Override
     public CompletableFuture<LockHandle> acquire(String key, LockOptions options) {
-        this.keyCheck.apply(key);
-        this.optionsCheck.accept(options);
+        this.backend.checkKey(key);
+        this.backend.checkOptions(options);
         long start = System.nanoTime();
         return mapped(attempt(key, options, this.waitTime.apply(options)), handle -> {
             if (handle == null) {
@@ -74,15 +57,15 @@ final class AsyncLocks implements AsyncLockService {
 
     @Override
     public CompletableFuture<Optional<LockHandle>> tryAcquire(String key, LockOptions options) {
-        this.keyCheck.apply(key);
-        this.optionsCheck.accept(options);
+        this.backend.checkKey(key);
+        this.backend.checkOptions(options);
         return mapped(attempt(key, options, Duration.ZERO), Optional::ofNullable);
     }
 
     @Override
     public CompletableFuture<MultiLockHandle> acquireAll(Collection<String> keys, LockOptions options) {
-        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this.keyCheck);
-        this.optionsCheck.accept(options);
+        List<String> canonical = MultiKeyAcquisition.canonicalKeys(keys, this.backend);
+        this.backend.checkOptions(options);
         long start = System.nanoTime();
         long waitNanos = Durations.saturatedNanos(this.waitTime.apply(options));
         CompletableFuture<MultiLockHandle> result = new CompletableFuture<>();
@@ -136,7 +119,7 @@ final class AsyncLocks implements AsyncLockService {
         CompletableFuture<@Nullable LockHandle> caller = new CompletableFuture<>();
         CompletableFuture<@Nullable LockHandle> attempt;
         try {
-            attempt = this.attempts.start(key, options, name, start, Durations.saturatedNanos(wait));
+            attempt = this.backend.acquireWithinAsync(key, options, name, start, Durations.saturatedNanos(wait));
         }
         catch (LockException ex) {
             attempt = CompletableFuture.failedFuture(ex);

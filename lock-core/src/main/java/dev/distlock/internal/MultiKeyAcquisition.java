@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,8 +23,8 @@ final class MultiKeyAcquisition {
     private MultiKeyAcquisition() {
     }
 
-    /** Checks the caller's key collection with {@code keyCheck} and returns its distinct keys in acquisition order. */
-    static List<String> canonicalKeys(@Nullable Collection<String> keys, UnaryOperator<String> keyCheck) {
+    /** Checks the caller's keys by the backend's key rules and returns the distinct ones in acquisition order. */
+    static List<String> canonicalKeys(@Nullable Collection<String> keys, LockBackend backend) {
         if (keys == null) {
             throw new IllegalArgumentException("keys must not be null");
         }
@@ -36,7 +35,7 @@ final class MultiKeyAcquisition {
         int index = 0;
         for (String key : keys) {
             try {
-                sorted.add(keyCheck.apply(key));
+                sorted.add(backend.checkKey(key));
             }
             catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("keys[" + index + "] is bad: " + ex.getMessage(), ex);

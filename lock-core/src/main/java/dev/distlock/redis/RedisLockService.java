@@ -2,25 +2,20 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.HeldLock;
-import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
-import dev.distlock.LockOptions;
 import dev.distlock.LockPermissionException;
 import dev.distlock.LockService;
 import dev.distlock.LockStatus;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.Durations;
-import dev.distlock.redis.script.LockKeys;
 
 /**
  * A {@link LockService} on Redis, through a Spring Data Redis {@link StringRedisTemplate}.
@@ -60,7 +55,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
 
     private final LockEngine engine;
 
-    private final int maxKeyLength;
+    private final RedisLockBackend backend;
 
     private final LockStatusReader reader;
 
@@ -68,9 +63,18 @@ public final class RedisLockService extends AbstractLockService implements LockI
     private final boolean shardingProxy;
 
     RedisLockService(RedisLockServiceBuilder settings) {
-        super(settings.listener, settings.defaultWaitTime);
-        this.engine = new LockEngine(settings);
-        this.maxKeyLength = settings.maxKeyLength;
+        this(settings, new LockEngine(settings));
+    }
+
+    private RedisLockService(RedisLockServiceBuilder settings, LockEngine engine) {
+        this(settings, engine, new RedisLockBackend(engine.calls, engine.async, engine::isClosed,
+                settings.maxKeyLength));
+    }
+
+    private RedisLockService(RedisLockServiceBuilder settings, LockEngine engine, RedisLockBackend backend) {
+        super(settings.listener, settings.defaultWaitTime, backend);
+        this.engine = engine;
+        this.backend = backend;
         this.reader = new LockStatusReader(settings.redis, this.engine.keys, this.engine.holds::values);
         this.shardingProxy = settings.shardingProxy;
     }
@@ -81,43 +85,6 @@ public final class RedisLockService extends AbstractLockService implements LockI
             throw new IllegalArgumentException("redis template must not be null");
         }
         return new RedisLockServiceBuilder(redis);
-    }
-
-    @Override
-    protected String checkKey(@Nullable String key) {
-        return LockKeys.checkKey(key, this.maxKeyLength);
-    }
-
-    @Override
-    protected void checkOptions(@Nullable LockOptions options) {
-        if (options == null) {
-            throw new IllegalArgumentException("options must not be null");
-        }
-        if (options.mode().isSemaphore() && options.permitLimit() == 0) {
-            throw new IllegalArgumentException("A " + options.mode() + " needs its limit: use withPermits(limit)");
-        }
-        if (this.engine.isClosed()) {
-            throw new IllegalStateException("This LockService is closed");
-        }
-    }
-
-    @Override
-    protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
-            long waitNanos) {
-        return new Acquisition(this.engine.calls, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
-    }
-
-    /** Non-blocking calls wait for replica acknowledgements too, without blocking: see AsyncAcquisition. */
-    @Override
-    protected boolean offersAsync() {
-        return true;
-    }
-
-    @Override
-    protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
-            long startNanos, long waitNanos) {
-        return new AsyncAcquisition(this.engine.calls, this.engine.async, key, options, name, waitNanos > 0)
-            .start(startNanos, waitNanos);
     }
 
     /**
@@ -188,7 +155,7 @@ public final class RedisLockService extends AbstractLockService implements LockI
      */
     @Override
     public List<LockStatus> inspect(String key) {
-        String checked = checkKey(key);
+        String checked = this.backend.checkKey(key);
         if (this.shardingProxy) {
             throw new UnsupportedOperationException("inspect() is not available behind a sharding proxy (Twemproxy "
                     + "does not pass on TIME); read lock '" + key + "' on its shard with redis-cli (docs/observability.md)");

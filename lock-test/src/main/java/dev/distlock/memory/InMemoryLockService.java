@@ -1,31 +1,18 @@
 package dev.distlock.memory;
 
-import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.distlock.HeldLock;
-import dev.distlock.LockEvent;
 import dev.distlock.LockEventListener;
-import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
 import dev.distlock.LockInstance;
-import dev.distlock.LockInterruptedException;
-import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockStatus;
 import dev.distlock.internal.AbstractLockService;
 import dev.distlock.internal.Listeners;
-import dev.distlock.memory.MemoryHold.Owner;
-import dev.distlock.memory.MemoryHold.PermitHolder;
-import dev.distlock.redis.script.LockKeys;
 
 /**
  * A {@link LockService} in memory, for unit tests of code that takes locks: no Redis, no threads per lock, the
@@ -51,19 +38,16 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
 
     private final InMemoryLockStore store;
 
-    private final LockEventListener listener;
-
-    private final Duration watchdogLease;
-
-    private volatile boolean closed;
-
-    private final LockInstance instance = newInstance();
+    private final InMemoryLockBackend backend;
 
     private InMemoryLockService(Builder builder) {
-        super(builder.listener, builder.defaultWaitTime);
+        this(builder, new InMemoryLockBackend(builder.store, builder.listener, builder.watchdogLease));
+    }
+
+    private InMemoryLockService(Builder builder, InMemoryLockBackend backend) {
+        super(builder.listener, builder.defaultWaitTime, backend);
         this.store = builder.store;
-        this.listener = builder.listener;
-        this.watchdogLease = builder.watchdogLease;
+        this.backend = backend;
     }
 
     /** A service with a store of its own and the defaults of {@link #builder()}. */
@@ -82,73 +66,8 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
     }
 
     @Override
-    protected String checkKey(@Nullable String key) {
-        return LockKeys.checkKey(key);
-    }
-
-    @Override
-    protected void checkOptions(@Nullable LockOptions options) {
-        if (options == null) {
-            throw new IllegalArgumentException("options must not be null");
-        }
-        if (options.mode().isSemaphore() && options.permitLimit() == 0) {
-            throw new IllegalArgumentException("A " + options.mode() + " needs its limit: use withPermits(limit)");
-        }
-        if (this.closed) {
-            throw new IllegalStateException("This LockService is closed");
-        }
-    }
-
-    @Override
-    protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
-            long waitNanos) {
-        CompletableFuture<@Nullable LockHandle> attempt = this.store.acquire(owner(options, Thread.currentThread()),
-                key, options, name, remaining(startNanos, waitNanos));
-        try {
-            return attempt.get();
-        }
-        catch (InterruptedException ex) {
-            if (!attempt.cancel(false)) {
-                LockHandle handle = attempt.getNow(null); // granted just before the interrupt: nobody receives it
-                if (handle != null) {
-                    handle.release();
-                }
-            }
-            Thread.currentThread().interrupt();
-            throw new LockInterruptedException(key, ex);
-        }
-        catch (ExecutionException ex) {
-            throw (ex.getCause() instanceof RuntimeException failure) ? failure : new IllegalStateException(ex);
-        }
-    }
-
-    @Override
-    protected boolean offersAsync() {
-        return true;
-    }
-
-    /** As on the Redis service, an acquisition without an owner is an owner of its own. */
-    @Override
-    protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options,
-            String name, long startNanos, long waitNanos) {
-        return this.store.acquire(owner(options, null), key, options, name, remaining(startNanos, waitNanos));
-    }
-
-    /**
-     * Who owns an acquisition, as on the Redis service: the options' owner, else the calling thread of a blocking
-     * call, else the non-blocking call itself; every semaphore acquisition is a holder of its own.
-     */
-    private Owner owner(LockOptions options, @Nullable Thread caller) {
-        if (options.mode().isSemaphore()) {
-            return new Owner(this, new PermitHolder(caller));
-        }
-        Object owner = options.owner();
-        return new Owner(this, (owner != null) ? owner : (caller != null) ? caller : new Object());
-    }
-
-    @Override
     public List<HeldLock> heldLocks() {
-        return this.store.heldLocks(this);
+        return this.store.heldLocks(this.backend);
     }
 
     @Override
@@ -159,7 +78,7 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
     /** A third of the watchdog lease, as on the Redis service; nothing is renewed in memory. */
     @Override
     public Duration renewalInterval() {
-        return this.watchdogLease.dividedBy(3);
+        return this.backend.watchdogLease().dividedBy(3);
     }
 
     /** Always zero: a watchdog lease in memory lasts until it is released. */
@@ -175,21 +94,13 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
      */
     @Override
     public List<LockStatus> inspect(String key) {
-        return this.store.inspect(checkKey(key));
+        return this.store.inspect(this.backend.checkKey(key));
     }
 
     /** This service as a holder's instance: no Redis record, its id made at build. */
     LockInstance instance() {
-        return this.instance;
+        return this.backend.instance();
     }
-
-    private static LockInstance newInstance() {
-        Instant now = Instant.now();
-        return new LockInstance(HexFormat.of().formatHex(ByteBuffer.allocate(8).putLong(RANDOM.nextLong()).array()),
-                "in-memory", null, ProcessHandle.current().pid(), now, now);
-    }
-
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Zero: there is no Redis to ask. */
     @Override
@@ -205,20 +116,7 @@ public final class InMemoryLockService extends AbstractLockService implements Lo
      */
     @Override
     public void close() {
-        this.closed = true;
-        this.store.closed(this);
-    }
-
-    Duration watchdogLease() {
-        return this.watchdogLease;
-    }
-
-    void emit(LockEvent event) {
-        Listeners.emit(this.listener, event);
-    }
-
-    private static long remaining(long startNanos, long waitNanos) {
-        return (waitNanos == Long.MAX_VALUE) ? waitNanos : Math.max(0, waitNanos - (System.nanoTime() - startNanos));
+        this.backend.close();
     }
 
     @Override

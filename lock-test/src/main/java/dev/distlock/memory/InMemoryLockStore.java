@@ -159,7 +159,7 @@ public final class InMemoryLockStore {
             }
         }
         runAll(after);
-        InMemoryLockService service = hold.owner.service();
+        InMemoryLockBackend service = hold.owner.service();
         if (failure != null) {
             LockException reported = failure;
             service.emit(new LockEvent.ReleaseFailed(handle, reported));
@@ -170,7 +170,7 @@ public final class InMemoryLockStore {
     }
 
     /** The service's holds now, oldest first. */
-    synchronized List<HeldLock> heldLocks(InMemoryLockService service) {
+    synchronized List<HeldLock> heldLocks(InMemoryLockBackend service) {
         long now = System.nanoTime();
         List<MemoryHold> holds = new ArrayList<>();
         this.locks.values().forEach(state -> state.holds.stream()
@@ -195,7 +195,7 @@ public final class InMemoryLockStore {
      * A service was closed, as a process that stops: its holds stay until their leases end (the watchdog's one lease
      * from now) or until their handles are released, and its waiting calls stop with {@link IllegalStateException}.
      */
-    void closed(InMemoryLockService service) {
+    void closed(InMemoryLockBackend service) {
         List<Runnable> after = new ArrayList<>();
         synchronized (this) {
             long now = System.nanoTime();

@@ -135,7 +135,7 @@ final class LockState {
      * A closed service's watchdog renews no more: its holds stay, and their watched leases end one watchdog lease
      * from {@code nowNanos}, as in Redis.
      */
-    void stopRenewalOf(InMemoryLockService service, long nowNanos) {
+    void stopRenewalOf(InMemoryLockBackend service, long nowNanos) {
         for (MemoryHold hold : this.holds) {
             if (hold.owner.service() == service && !hold.isLingering()) {
                 hold.stopRenewal(nowNanos + service.watchdogLease().toNanos());

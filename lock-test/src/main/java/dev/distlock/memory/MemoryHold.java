@@ -189,7 +189,7 @@ final class MemoryHold {
      * Who owns a hold for reentrancy: an owner object (by default the thread) within one service. Equal owners of
      * different services never share a hold, as their owner tokens differ in Redis.
      */
-    record Owner(InMemoryLockService service, Object id) {
+    record Owner(InMemoryLockBackend service, Object id) {
     }
 
     /**

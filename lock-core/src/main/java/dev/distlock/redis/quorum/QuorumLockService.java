@@ -6,19 +6,16 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Objects;
 
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import dev.distlock.HeldLock;
 import dev.distlock.LockHandle;
 import dev.distlock.LockInspection;
 import dev.distlock.LockMode;
-import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.LockStatus;
 import dev.distlock.LockTimeoutException;
@@ -63,12 +60,24 @@ public final class QuorumLockService extends AbstractLockService implements Lock
 
     private final QuorumParts parts;
 
-    private final Duration watchdogLease;
-
-    private final int maxKeyLength;
+    private final QuorumLockBackend backend;
 
     QuorumLockService(QuorumLockServiceBuilder settings) {
-        super(settings.listener, settings.defaultWaitTime);
+        this(settings, parts(settings));
+    }
+
+    private QuorumLockService(QuorumLockServiceBuilder settings, QuorumParts parts) {
+        this(settings, parts, new QuorumLockBackend(parts, settings.watchdogLease, settings.maxKeyLength));
+    }
+
+    private QuorumLockService(QuorumLockServiceBuilder settings, QuorumParts parts, QuorumLockBackend backend) {
+        super(settings.listener, settings.defaultWaitTime, backend);
+        this.parts = parts;
+        this.backend = backend;
+    }
+
+    /** The masters, each through its own service, and what the service keeps of them. */
+    private static QuorumParts parts(QuorumLockServiceBuilder settings) {
         LockKeys keys = new LockKeys(settings.keyPrefix);
         String retentionMillis = Long.toString(settings.tokenRetention.toMillis());
         List<QuorumNode> nodes = new ArrayList<>(settings.masters.size());
@@ -76,10 +85,8 @@ public final class QuorumLockService extends AbstractLockService implements Lock
             nodes.add(new QuorumNode(i, settings.masters.get(i), settings.nodeBuilders.get(i).build(), keys,
                     retentionMillis));
         }
-        this.parts = new QuorumParts(new QuorumMasters(nodes, settings.nodeTimeout), settings.listener,
+        return new QuorumParts(new QuorumMasters(nodes, settings.nodeTimeout), settings.listener,
                 LogFactory.getLog(QuorumLockService.class));
-        this.watchdogLease = settings.watchdogLease;
-        this.maxKeyLength = settings.maxKeyLength;
     }
 
     /**
@@ -123,53 +130,6 @@ public final class QuorumLockService extends AbstractLockService implements Lock
     }
 
     @Override
-    protected String checkKey(@Nullable String key) {
-        return LockKeys.checkKey(key, this.maxKeyLength);
-    }
-
-    @Override
-    protected void checkOptions(@Nullable LockOptions options) {
-        if (options == null) {
-            throw new IllegalArgumentException("options must not be null");
-        }
-        if (options.mode().isSemaphore()) {
-            throw new UnsupportedOperationException("A QuorumLockService offers no semaphores: a permit count kept "
-                    + "on a majority of independent masters could exceed its limit when a master restarts without "
-                    + "its data; use a RedisLockService for semaphores");
-        }
-        if (options.mode() != LockMode.EXCLUSIVE) {
-            throw new IllegalArgumentException("A QuorumLockService takes only EXCLUSIVE locks, but the mode was "
-                    + options.mode());
-        }
-        if (this.parts.closed) {
-            throw new IllegalStateException("This LockService is closed");
-        }
-    }
-
-    @Override
-    protected @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos,
-            long waitNanos) {
-        return new QuorumAttempt(this.parts, key, options, name, this.watchdogLease, Thread.currentThread())
-            .run(startNanos, waitNanos);
-    }
-
-    @Override
-    protected boolean offersAsync() {
-        return true;
-    }
-
-    /**
-     * Each attempt runs on one of a few pool threads for at most the node timeout; between attempts nothing waits on
-     * a thread. Without an explicit owner, every acquisition is its own owner.
-     */
-    @Override
-    protected CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
-            long startNanos, long waitNanos) {
-        return this.parts.async.acquire(new QuorumAttempt(this.parts, key, options, name, this.watchdogLease,
-                new Object()), key, startNanos, waitNanos);
-    }
-
-    @Override
     public List<HeldLock> heldLocks() {
         List<HeldLock> held = new ArrayList<>();
         for (QuorumHold hold : this.parts.holds.values()) {
@@ -192,7 +152,7 @@ public final class QuorumLockService extends AbstractLockService implements Lock
      */
     @Override
     public List<LockStatus> inspect(String key) {
-        String checked = checkKey(key);
+        String checked = this.backend.checkKey(key);
         LockUnavailableException failure = null;
         for (QuorumNode node : this.parts.masters.nodes) {
             try {
