@@ -42,12 +42,9 @@ public abstract class AbstractLockService implements LockService {
         this.async = new AsyncLocks(backend, this::waitTime, this.reports);
     }
 
-    /** The non-blocking side, for a service whose backend implements {@link LockBackend#acquireWithinAsync}. */
+    /** The non-blocking side, on the backend's {@link LockBackend#acquireWithinAsync}. */
     @Override
     public AsyncLockService async() {
-        if (!this.backend.offersAsync()) {
-            return LockService.super.async();
-        }
         return this.async;
     }
 

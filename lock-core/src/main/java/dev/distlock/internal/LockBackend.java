@@ -41,18 +41,10 @@ public interface LockBackend {
      */
     @Nullable LockHandle acquireWithin(String key, LockOptions options, String name, long startNanos, long waitNanos);
 
-    /** Whether {@link #acquireWithinAsync} is implemented. */
-    default boolean offersAsync() {
-        return false;
-    }
-
     /**
      * As {@link #acquireWithin}, without blocking: the future completes with the handle, with null when the lock
-     * stayed held, or exceptionally with a {@link LockException}. Cancelling it withdraws the attempt. Backends that
-     * implement it say so in {@link #offersAsync()}.
+     * stayed held, or exceptionally with a {@link LockException}. Cancelling it withdraws the attempt.
      */
-    default CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
-            long startNanos, long waitNanos) {
-        throw new UnsupportedOperationException(getClass().getSimpleName() + " offers no non-blocking calls");
-    }
+    CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
+            long startNanos, long waitNanos);
 }

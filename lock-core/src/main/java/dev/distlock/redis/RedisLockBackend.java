@@ -57,12 +57,7 @@ final class RedisLockBackend implements LockBackend {
         return new Acquisition(this.calls, key, options, name, waitNanos > 0).run(startNanos, waitNanos);
     }
 
-    /** Non-blocking calls wait for replica acknowledgements too, without blocking: see AsyncAcquisition. */
-    @Override
-    public boolean offersAsync() {
-        return true;
-    }
-
+    /** Waits for replica acknowledgements too, without blocking: see AsyncAcquisition. */
     @Override
     public CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,
             long startNanos, long waitNanos) {

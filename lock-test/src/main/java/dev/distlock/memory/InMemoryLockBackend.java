@@ -88,11 +88,6 @@ final class InMemoryLockBackend implements LockBackend {
         }
     }
 
-    @Override
-    public boolean offersAsync() {
-        return true;
-    }
-
     /** As on the Redis service, an acquisition without an owner is an owner of its own. */
     @Override
     public CompletableFuture<@Nullable LockHandle> acquireWithinAsync(String key, LockOptions options, String name,

@@ -61,11 +61,6 @@ final class QuorumLockBackend implements LockBackend {
             .run(startNanos, waitNanos);
     }
 
-    @Override
-    public boolean offersAsync() {
-        return true;
-    }
-
     /**
      * Each attempt runs on one of a few pool threads for at most the node timeout; between attempts nothing waits on
      * a thread. Without an explicit owner, every acquisition is its own owner.
