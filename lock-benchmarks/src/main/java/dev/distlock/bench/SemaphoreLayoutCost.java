@@ -32,7 +32,7 @@ import io.lettuce.core.RedisClient;
  * -am package -DskipTests}):
  *
  * <pre>
- * java -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.SemaphoreLayoutCost \
+ * java [-Dresp=2] -cp lock-benchmarks/target/lock-benchmarks.jar dev.distlock.bench.SemaphoreLayoutCost \
  *     [rounds=4] [window seconds=5] [shapes=four,one] [connections=1|16|scenario] [out.md]
  * </pre>
  */
@@ -97,6 +97,11 @@ public final class SemaphoreLayoutCost {
         System.err.println("Redisson release script: " + redisson.releaseText.replace('\n', ' '));
 
         RedisClient client = RedisClient.create();
+        if ("2".equals(System.getProperty("resp"))) { // Redisson speaks RESP2; Lettuce 7 says HELLO 3 unless told
+            client.setOptions(io.lettuce.core.ClientOptions.builder()
+                .protocolVersion(io.lettuce.core.protocol.ProtocolVersion.RESP2)
+                .build());
+        }
         Map<Shape, List<Map<SemaphoreScriptSet, Result>>> results = new LinkedHashMap<>();
         try {
             System.err.println("JVM warm-up: one short window per set");

@@ -34,14 +34,15 @@ final class SemaphoreLayoutReport {
                 SemaphoreWindow.PAUSE.toMillis()));
         lines.add("");
         lines.add("| shape | script set | Redis CPU µs/cycle, median (min–max) | main thread µs/cycle | commands/cycle "
-                + "| cycles/s | refused acquires/cycle |");
-        lines.add("| --- | --- | --- | --- | --- | --- | --- |");
+                + "| socket reads/cycle | cycles/s | refused acquires/cycle |");
+        lines.add("| --- | --- | --- | --- | --- | --- | --- | --- |");
         results.forEach((shape, rows) -> {
             for (SemaphoreScriptSet set : sets) {
                 List<Result> mine = rows.stream().map(row -> row.get(set)).toList();
-                lines.add(String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %.2f | %,.0f | %.2f |", shape.label,
+                lines.add(String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %.2f | %.2f | %,.0f | %.2f |", shape.label,
                         set.label, range(mine.stream().mapToDouble(Result::cpuPerCycle).toArray(), "%.2f"),
                         median(mine, Result::mainThreadPerCycle), median(mine, Result::commandsPerCycle),
+                        median(mine, Result::readsPerCycle),
                         median(mine, Result::cyclesPerSecond),
                         median(mine, result -> (double) result.refusals() / result.cycles())));
             }

@@ -62,7 +62,7 @@ final class SemaphoreWindow {
      * window, and its length.
      */
     record Result(long cycles, long refusals, long cpuMicros, long mainThreadMicros, Map<String, Long> calls,
-            long nanos) {
+            long reads, long nanos) {
 
         double cpuPerCycle() {
             return (double) this.cpuMicros / this.cycles;
@@ -76,14 +76,20 @@ final class SemaphoreWindow {
             return this.calls.values().stream().mapToLong(Long::longValue).sum() / (double) this.cycles;
         }
 
+        /** Reads from client sockets per cycle (INFO stats total_reads_processed): how batched requests arrive. */
+        double readsPerCycle() {
+            return (double) this.reads / this.cycles;
+        }
+
         double cyclesPerSecond() {
             return this.cycles * 1e9 / this.nanos;
         }
 
         String describe() {
             return String.format(Locale.ROOT,
-                    "%,d cycles (%,.0f/s), %,d refused, Redis CPU %.2f µs/cycle (main thread %.2f), %.2f commands/cycle %s",
-                    this.cycles, cyclesPerSecond(), this.refusals, cpuPerCycle(), mainThreadPerCycle(),
+                    "%,d cycles (%,.0f/s), %,d refused, Redis CPU %.2f µs/cycle (main thread %.2f), %.2f reads/cycle, "
+                            + "%.2f commands/cycle %s",
+                    this.cycles, cyclesPerSecond(), this.refusals, cpuPerCycle(), mainThreadPerCycle(), readsPerCycle(),
                     commandsPerCycle(), this.calls);
         }
     }
@@ -179,6 +185,7 @@ final class SemaphoreWindow {
         phases.warmedUp.await(SemaphoreLayoutCost.WARM_UP.toSeconds() + 60, TimeUnit.SECONDS);
         admin.configResetstat();
         String cpuBefore = admin.info("cpu");
+        long readsBefore = stat(admin.info("stats"), "total_reads_processed");
         long started = System.nanoTime();
         phases.end = started + window.toNanos();
         phases.go.await(60, TimeUnit.SECONDS);
@@ -190,6 +197,7 @@ final class SemaphoreWindow {
         }
         long nanos = System.nanoTime() - started;
         String cpuAfter = admin.info("cpu");
+        long reads = stat(admin.info("stats"), "total_reads_processed") - readsBefore;
         Map<String, Long> calls = RedisProbe.commandStats(admin.info("commandstats"), "calls");
         calls.remove("script|load");
         long cycles = phases.cycles.get();
@@ -204,7 +212,17 @@ final class SemaphoreWindow {
                     + " cycles, " + refusals + " refusals; first error: " + first + "; first refusal: " + refused);
         }
         return new Result(cycles, refusals, cpu(cpuAfter, false) - cpu(cpuBefore, false),
-                cpu(cpuAfter, true) - cpu(cpuBefore, true), calls, nanos);
+                cpu(cpuAfter, true) - cpu(cpuBefore, true), calls, reads, nanos);
+    }
+
+    /** One integer field of an INFO reply, -1 when absent. */
+    static long stat(String info, String field) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(field + ":")) {
+                return Long.parseLong(line.substring(field.length() + 1).trim());
+            }
+        }
+        return -1;
     }
 
     /** used_cpu_sys + used_cpu_user (or their _main_thread figures) in µs; -1 when those are absent. */
