@@ -247,7 +247,8 @@ public final class LeaseWatchdog {
             retry.add(hold);
         }
         if (!retry.isEmpty()) {
-            logger.warn("Could not renew " + retry.size() + " lock lease(s); retrying: " + cause);
+            String line = "Could not renew " + retry.size() + " lock lease(s); retrying: " + cause;
+            this.notifier.execute(() -> logger.warn(line)); // a log that blocks must not delay the retry
             this.scheduler.schedule(() -> renew(retry), this.retryDelayNanos, TimeUnit.NANOSECONDS);
         }
     }
