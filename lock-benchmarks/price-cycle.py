@@ -12,7 +12,8 @@ Usage: python3 lock-benchmarks/price-cycle.py VARIANT... (N=2000 cycles by defau
   renew:DIR       instructions per renewed lock instead: 10,000 locks granted by DIR's acquire.lua (a 60 s watched
                   lease) renewed by its renew.lua to 120 s, in batches of 100, one batch at a time
   renew:redisson  the same for Redisson 4.7's renewal script (HEXISTS and PEXPIRE per lock) on 10,000 hashes of
-                  Redisson's shape
+                  Redisson's shape (RENEWED_LOCKS=N in the environment: N locks
+                  instead of 10,000, the leases N/10,000 times as long)
 Each variant runs N cycles (one thread, one key, the watchdog's lease) to warm up, then N counted between
 callgrind_control -z and -d on Debian's /usr/bin/redis-server under valgrind. User space only (see
 docs/benchmarks.md, "Instructions per cycle"); repeated counts agree within about 3%.
@@ -136,7 +137,9 @@ REDISSON_RENEW = ("local result = {} for i = 1, #KEYS, 1 do if (redis.call('hexi
                   "redis.call('pexpire', KEYS[i], ARGV[1]); table.insert(result, 1); else table.insert(result, 0); "
                   "end; end; return result;")
 REDISSON_FIELD = '7e5b2f0c-93a1-4c1e-8f52-6d1b0a9c3e47:1'  # Redisson's lock name: client UUID ':' thread id
-RENEWED_LOCKS, RENEWAL_BATCH = 10_000, 100
+RENEWED_LOCKS, RENEWAL_BATCH = int(os.environ.get('RENEWED_LOCKS', '10000')), 100
+# the lease granted and renewed, long enough for valgrind to set up RENEWED_LOCKS locks before the first renewal
+GRANTED_MS = 60_000 * max(1, RENEWED_LOCKS // 10_000)
 
 def renewal(c, vi, source):
     """A function that renews RENEWED_LOCKS locks (set up here) n times over, in batches."""
@@ -144,13 +147,13 @@ def renewal(c, vi, source):
         sha, field = c.cmd('SCRIPT', 'LOAD', REDISSON_RENEW), REDISSON_FIELD
         keys = ['renewal-redisson-%d' % i for i in range(RENEWED_LOCKS)]
         for k in keys:
-            c.cmd('HSET', k, field, '1'); c.cmd('PEXPIRE', k, 60000)
+            c.cmd('HSET', k, field, '1'); c.cmd('PEXPIRE', k, GRANTED_MS)
     else:
         acq, acqn = load(source, 'acquire.lua')
         ren, _ = load(source, 'renew.lua')
         a, sha, field = c.cmd('SCRIPT', 'LOAD', acq), c.cmd('SCRIPT', 'LOAD', ren), OWNER
         keys = ['distlock:{renewal-distlock%d-%d}:lock' % (vi, i) for i in range(RENEWED_LOCKS)]
-        vals = {'OWNER_TOKEN': OWNER, 'LEASE_MILLIS': '60000', 'WATCHDOG': '1', 'REENTRY': '0',
+        vals = {'OWNER_TOKEN': OWNER, 'LEASE_MILLIS': str(GRANTED_MS), 'WATCHDOG': '1', 'REENTRY': '0',
                 'RESTART_GRACE_MILLIS': '30000', 'WAITING': '0'}
         for i, k in enumerate(keys):
             vals['HOLD_ID'] = str(i + 1)
@@ -160,7 +163,7 @@ def renewal(c, vi, source):
         for _ in range(rounds):
             for b in range(0, RENEWED_LOCKS, RENEWAL_BATCH):
                 ks = keys[b:b + RENEWAL_BATCH]
-                r = c.cmd('EVALSHA', sha, len(ks), *ks, 120000, *([field] * len(ks)))
+                r = c.cmd('EVALSHA', sha, len(ks), *ks, 2 * GRANTED_MS, *([field] * len(ks)))
                 if any(x != 1 for x in r):
                     raise RuntimeError('not renewed: %r' % r[:3])
     return fn

@@ -18,24 +18,30 @@ import dev.distlock.bench.clients.Implementation;
  */
 public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iterations, Duration iteration, Duration watchdogWindow,
         Duration watchdogLease, Duration maxWait, List<Implementation> implementations, Set<String> scenarios,
-        int inFlight, Path out) {
+        int inFlight, int heldLocks, Path out) {
 
     /** Lock cycles the async scenarios keep in flight unless --in-flight says otherwise. */
     static final int DEFAULT_IN_FLIGHT = 64;
 
     private static final int MAX_IN_FLIGHT = 4096;
 
+    /** Locks scenario 9 holds unless --held-locks says otherwise. */
+    static final int DEFAULT_HELD_LOCKS = 10_000;
+
+    private static final int MAX_HELD_LOCKS = 200_000;
+
     static final String USAGE = """
             Usage: java -jar lock-benchmarks/target/lock-benchmarks.jar [--quick] [--scenarios=1,2,3,4,5,6,7,8,9,10,11]
                    [--implementations=distlock,redisson,spring-integration,raw-floor,fenced-floor,
                    raw-floor-async,fenced-floor-async,distlock-async,redisson-async]
-                   [--in-flight=N] [--out=FILE]
+                   [--in-flight=N] [--held-locks=N] [--out=FILE]
               --quick            short smoke run (about 10 minutes) instead of the full run (about 30 minutes)
               --scenarios        which scenarios to run (default all); 7 and 8 run the non-blocking APIs, 9 renewal
                                  at 10,000 held locks, 10 capacity per lock type (starts a 3-master Redis Cluster),
                                  11 leased semaphores of 5 permits (distlock and redisson only)
               --implementations  which implementations to compare (default all); each scenario runs those it covers
               --in-flight        lock cycles one thread keeps in flight in scenarios 7, 8 and 10 (default 64)
+              --held-locks       locks scenario 9 holds while they are renewed (default 10,000; at most 200,000)
               --out              also write the markdown report to FILE, and each scenario's SVG chart beside it
                                  (scenario-N.svg in FILE's directory)
             """;
@@ -45,6 +51,7 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
         List<Implementation> implementations = List.of(Implementation.values());
         Set<String> scenarios = new LinkedHashSet<>(List.of("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"));
         int inFlight = DEFAULT_IN_FLIGHT;
+        int heldLocks = DEFAULT_HELD_LOCKS;
         Path out = null;
         for (String arg : args) {
             if (arg.equals("--help") || arg.equals("-h")) {
@@ -63,7 +70,10 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
                 implementations = Implementation.parse(value(arg));
             }
             else if (arg.startsWith("--in-flight=")) {
-                inFlight = inFlight(value(arg));
+                inFlight = count("--in-flight", value(arg), MAX_IN_FLIGHT);
+            }
+            else if (arg.startsWith("--held-locks=")) {
+                heldLocks = count("--held-locks", value(arg), MAX_HELD_LOCKS);
             }
             else if (arg.startsWith("--out=")) {
                 out = Path.of(value(arg));
@@ -77,23 +87,23 @@ public record RunConfig(boolean quick, Duration jvmWarmUp, int warmups, int iter
         }
         return quick
                 ? new RunConfig(true, Duration.ofSeconds(3), 1, 3, Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(3),
-                        Duration.ofSeconds(30), implementations, scenarios, inFlight, out)
+                        Duration.ofSeconds(30), implementations, scenarios, inFlight, heldLocks, out)
                 : new RunConfig(false, Duration.ofSeconds(10), 2, 5, Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofSeconds(30),
-                        Duration.ofSeconds(30), implementations, scenarios, inFlight, out);
+                        Duration.ofSeconds(30), implementations, scenarios, inFlight, heldLocks, out);
     }
 
-    private static int inFlight(String value) {
+    private static int count(String option, String value, int max) {
         try {
-            int inFlight = Integer.parseInt(value.trim());
-            if (inFlight >= 1 && inFlight <= MAX_IN_FLIGHT) {
-                return inFlight;
+            int count = Integer.parseInt(value.trim());
+            if (count >= 1 && count <= max) {
+                return count;
             }
         }
         catch (NumberFormatException ex) {
             // the message below says what is accepted
         }
-        throw new IllegalArgumentException("--in-flight must be a whole number from 1 to " + MAX_IN_FLIGHT + ", not '"
-                + value + "'\n" + USAGE);
+        throw new IllegalArgumentException(option + " must be a whole number from 1 to " + max + ", not '" + value
+                + "'\n" + USAGE);
     }
 
     private static String value(String arg) {

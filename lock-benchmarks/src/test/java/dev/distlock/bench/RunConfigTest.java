@@ -33,6 +33,14 @@ class RunConfigTest {
     }
 
     @Test
+    void theRenewalScenarioHoldsTenThousandLocksUnlessToldHowMany() {
+        assertThat(RunConfig.parse().heldLocks()).isEqualTo(10_000);
+        assertThat(RunConfig.parse("--scenarios=9", "--held-locks=100000").heldLocks()).isEqualTo(100_000);
+        assertThatIllegalArgumentException().isThrownBy(() -> RunConfig.parse("--held-locks=200001"))
+            .withMessageStartingWith("--held-locks must be a whole number from 1 to 200000, not '200001'");
+    }
+
+    @Test
     void theSemaphoreScenarioIsChosenByItsNumber() {
         assertThat(RunConfig.parse("--quick", "--scenarios=11").scenarios()).containsExactly("11");
     }

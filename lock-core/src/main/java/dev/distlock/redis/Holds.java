@@ -90,15 +90,17 @@ final class Holds {
     }
 
     /**
-     * {@link #lose(Hold, LeaseLostException)}, telling the listener and the callbacks through {@code notifications}
-     * (the watchdog's {@link dev.distlock.redis.lease.LeaseNotifier}); the hold is lost before this returns.
+     * {@link #lose(Hold, LeaseLostException)}, logging it and telling the listener and the callbacks through
+     * {@code notifications} (the watchdog's {@link dev.distlock.redis.lease.LeaseNotifier}: a log that blocks must not
+     * keep the watchdog from renewing the other locks); the hold is lost before this returns.
      */
     void lose(Hold hold, LeaseLostException reason, Executor notifications) {
         forget(hold);
         if (hold.markLost(reason)) {
             LeaseHolder first = hold.firstHandle();
-            logger.warn(logLine(reason, (first != null) ? first.name() : null));
+            String line = logLine(reason, (first != null) ? first.name() : null);
             notifications.execute(() -> {
+                logger.warn(line);
                 if (first != null) {
                     Listeners.emit(this.listener, new LockEvent.LeaseLost(first, reason));
                 }

@@ -127,7 +127,7 @@ final class LockEngine {
         this.holds = new Holds(settings.listener, settings.logKeys);
         this.notifier = new LeaseNotifier(settings.listener); // no listener or callback runs on the watchdog's thread
         this.watchdog = new LeaseWatchdog(this.scheduler, settings.watchdogLease.toNanos(), interval.toNanos(),
-                batching, this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier),
+                batching, this.notifier, (hold, reason) -> this.holds.lose(hold, reason, this.notifier::report),
                 acknowledgement);
         this.holds.watchedBy(this.watchdog);
         this.record = new InstanceRecord(settings.redis, this.keys.prefix(), clientId, settings.applicationName,

@@ -10,9 +10,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockEvent;
@@ -20,12 +25,16 @@ import dev.distlock.LockHandle;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.redis.lease.LeaseWatchdog;
 import dev.distlock.test.Await;
 import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 import dev.distlock.test.TcpProxy;
 
-/** Nothing besides Redis itself stops the watchdog from renewing: not a listener, not pub/sub housekeeping. */
+/**
+ * Nothing besides Redis itself stops the watchdog from renewing: not a listener, not the log, not pub/sub
+ * housekeeping.
+ */
 @RedisTest
 class WatchdogIsolationTest {
 
@@ -101,6 +110,94 @@ class WatchdogIsolationTest {
         }
         finally {
             unblock.countDown();
+        }
+    }
+
+    /**
+     * A lost lease's warning is logged, but never on the watchdog's thread: a log that blocks (a console whose pipe is
+     * full, an appender stuck on its network) while a mass loss is logged line by line must not keep the watchdog from
+     * renewing the locks still held.
+     */
+    @Test
+    void aLogThatBlocksOnALostLeaseDelaysNoRenewal() throws Exception {
+        Duration lease = Duration.ofMillis(900);
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        AppenderBase<ILoggingEvent> stuckLog = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                if (event.getLevel() == Level.WARN && event.getFormattedMessage().contains("log:gone")) {
+                    block(blocked, unblock);
+                }
+            }
+        };
+        stuckLog.start();
+        Logger serviceLog = (Logger) LoggerFactory.getLogger(RedisLockService.class);
+        serviceLog.addAppender(stuckLog);
+        RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease));
+        try {
+            LockHandle kept = locks.acquire("log:kept");
+            LockHandle gone = locks.acquire("log:gone");
+            this.redis.call("DEL", "distlock:{log:gone}:lock");
+            Await.until(Duration.ofSeconds(10), () -> blocked.getCount() == 0, "the lost lease's warning blocks");
+            assertThat(gone.isHeld()).isFalse();
+
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < lease.multipliedBy(3).toNanos()) {
+                assertThat(ttl("distlock:{log:kept}:lock")).as("the lease in Redis").isPositive();
+                Thread.sleep(50);
+            }
+            assertThat(kept.isHeld()).isTrue();
+        }
+        finally {
+            unblock.countDown();
+            serviceLog.detachAppender(stuckLog);
+        }
+    }
+
+    /**
+     * A renewal batch that Redis refuses (here an ACL that no longer lets the service touch a fair lock's key) is
+     * retried with a warning; a log that blocks on that warning must not stop the watchdog renewing the other locks.
+     */
+    @Test
+    void aLogThatBlocksOnAFailedRenewalDelaysNoOtherRenewal() throws Exception {
+        Duration lease = Duration.ofMillis(900);
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        AppenderBase<ILoggingEvent> stuckLog = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                if (event.getLevel() == Level.WARN && event.getFormattedMessage().startsWith("Could not renew")) {
+                    block(blocked, unblock);
+                }
+            }
+        };
+        stuckLog.start();
+        Logger watchdogLog = (Logger) LoggerFactory.getLogger(LeaseWatchdog.class);
+        watchdogLog.addAppender(stuckLog);
+        this.redis.call(("ACL SETUSER isolated reset on >isolated-secret " + AccessCheck.requiredAcl("distlock"))
+            .split(" "));
+        RedisLockService locks = this.clients.service(this.clients.template("isolated", "isolated-secret"),
+                b -> b.watchdogLease(lease));
+        try {
+            LockHandle kept = locks.acquire("refused:kept");
+            locks.acquire("refused:fair", LockOptions.defaults().withMode(LockMode.FAIR));
+            // the fair lock's key out of the user's reach: Redis refuses its renewal batch (the fair type's own)
+            this.redis.call("ACL", "SETUSER", "isolated", "resetkeys", "~distlock:{refused:kept}*",
+                    "~distlock:client:*");
+            Await.until(Duration.ofSeconds(10), () -> blocked.getCount() == 0, "the retry's warning blocks");
+
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < lease.multipliedBy(3).toNanos()) {
+                assertThat(ttl("distlock:{refused:kept}:lock")).as("the lease in Redis").isPositive();
+                Thread.sleep(50);
+            }
+            assertThat(kept.isHeld()).isTrue();
+        }
+        finally {
+            unblock.countDown();
+            watchdogLog.detachAppender(stuckLog);
+            locks.close();
         }
     }
 

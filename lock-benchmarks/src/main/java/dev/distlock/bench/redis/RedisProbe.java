@@ -34,6 +34,11 @@ public final class RedisProbe {
         return new Window(cpuMicros(this.node.call("INFO", "cpu")));
     }
 
+    /** The calls per command since the last window started ({@code INFO commandstats}), without the harness's. */
+    public Map<String, Long> callsSoFar() {
+        return commandStats(this.node.call("INFO", "commandstats"), "calls");
+    }
+
     public void flushAll() {
         this.node.call("FLUSHALL");
     }

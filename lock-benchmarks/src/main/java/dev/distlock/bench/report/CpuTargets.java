@@ -132,12 +132,13 @@ final class CpuTargets {
     }
 
     private void renewal() {
-        String label = "renewal at 10,000 held locks: Redis CPU ≤ Redisson's";
         ScenarioReport report = this.reports.get("9");
         if (report == null || !(report.scenario() instanceof RenewalAtScaleScenario scale)) {
-            line(label, "not run");
+            line("renewal at 10,000 held locks: Redis CPU ≤ Redisson's", "not run");
             return;
         }
+        String label = String.format(Locale.ROOT, "renewal at %,d held locks: Redis CPU ≤ Redisson's",
+                scale.heldLocks());
         Summary d = scale.netMicrosPerRenewal(Implementation.DISTLOCK);
         Summary r = scale.netMicrosPerRenewal(Implementation.REDISSON);
         if (d == null || r == null || d.isEmpty() || r.isEmpty()) {

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.bench.harness.Summary;
 import dev.distlock.bench.redis.ServerUsage;
 
 class RenewalAtScaleTest {
@@ -20,7 +21,8 @@ class RenewalAtScaleTest {
         ServerUsage usage = new ServerUsage(Map.of("evalsha", 200L, "hmget", 20_000L, "pttl", 20_000L, "pexpire",
                 20_000L), Map.of(), 150_000);
         RenewalAtScaleScenario.Slice slice = new RenewalAtScaleScenario.Slice(usage, FOUR_SECONDS);
-        RenewalAtScaleScenario.Result result = new RenewalAtScaleScenario.Result(2_500, List.of(slice), 10_000, 0);
+        RenewalAtScaleScenario.Result result = new RenewalAtScaleScenario.Result(10_000, 2_500, List.of(slice), 10_000, 0,
+                Summary.EMPTY);
 
         assertThat(slice.renewals()).isEqualTo(20_000);
         assertThat(result.netMicrosPerRenewal().median()).isCloseTo((150_000 - 10_000) / 20_000.0, offset(1e-9));
@@ -34,8 +36,8 @@ class RenewalAtScaleTest {
     @Test
     void aSliceWithoutRenewalsHasNoCostPerRenewalRatherThanAnInfiniteOne() {
         ServerUsage usage = new ServerUsage(Map.of("evalsha", 100L, "hexists", 10_000L), Map.of(), 50_000);
-        RenewalAtScaleScenario.Result result = new RenewalAtScaleScenario.Result(0,
-                List.of(new RenewalAtScaleScenario.Slice(usage, FOUR_SECONDS)), 0, 0);
+        RenewalAtScaleScenario.Result result = new RenewalAtScaleScenario.Result(10_000, 0,
+                List.of(new RenewalAtScaleScenario.Slice(usage, FOUR_SECONDS)), 0, 0, Summary.EMPTY);
         assertThat(result.netMicrosPerRenewal().isEmpty()).isTrue();
         assertThat(result.renewalsPerLockPerSecond().median()).isZero();
     }

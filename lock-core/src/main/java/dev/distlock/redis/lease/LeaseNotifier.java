@@ -57,10 +57,25 @@ public final class LeaseNotifier implements Executor, AutoCloseable {
     /** Runs {@code task} on the notification thread after every task handed over before it; dropped once closed. */
     @Override
     public void execute(Runnable task) {
+        offer(task);
+    }
+
+    /**
+     * Runs a lost lease's report (its log line, event and callbacks) as {@link #execute} does, but on the calling thread
+     * once closed: a loss found as the service closes is still reported.
+     */
+    public void report(Runnable report) {
+        if (!offer(report)) {
+            run(report);
+        }
+    }
+
+    /** Hands {@code task} to the notification thread; false once closed. */
+    private boolean offer(Runnable task) {
         ExecutorService executor;
         synchronized (this) {
             if (this.closed) {
-                return;
+                return false;
             }
             if (this.thread == null) {
                 this.thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
@@ -69,17 +84,20 @@ public final class LeaseNotifier implements Executor, AutoCloseable {
             executor = this.thread;
         }
         try {
-            executor.execute(() -> {
-                try {
-                    task.run();
-                }
-                catch (RuntimeException ex) {
-                    logger.warn("A lease notification failed", ex);
-                }
-            });
+            executor.execute(() -> run(task));
         }
         catch (RejectedExecutionException ex) {
-            // closed meanwhile
+            return false; // closed meanwhile
+        }
+        return true;
+    }
+
+    private static void run(Runnable task) {
+        try {
+            task.run();
+        }
+        catch (RuntimeException ex) {
+            logger.warn("A lease notification failed", ex);
         }
     }
 

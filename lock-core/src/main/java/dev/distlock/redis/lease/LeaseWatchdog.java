@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -73,7 +74,7 @@ public final class LeaseWatchdog {
         this.pipelined = new PipelinedRound(new Outcomes(), logger, leaseNanos,
                 Math.max(leaseNanos, TimeUnit.SECONDS.toNanos(70)),
                 replicaAcknowledgement);
-        scheduler.scheduleWithFixedDelay(this::renewAll, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+        scheduler.schedule(this::renewRound, intervalNanos, TimeUnit.NANOSECONDS);
     }
 
     public void watch(Hold hold) {
@@ -106,8 +107,24 @@ public final class LeaseWatchdog {
         return overdue;
     }
 
-    private void renewAll() {
-        renew(this.watched);
+    /**
+     * Renews every watched hold, then schedules the next round one interval after this one started, or at once if this
+     * one took longer: a slow round (a slow network, a starved process) must not stretch the period by its own length.
+     */
+    private void renewRound() {
+        long started = System.nanoTime();
+        try {
+            renew(this.watched);
+        }
+        finally {
+            try {
+                this.scheduler.schedule(this::renewRound,
+                        Math.max(0, this.intervalNanos - (System.nanoTime() - started)), TimeUnit.NANOSECONDS);
+            }
+            catch (RejectedExecutionException ex) {
+                // the service is closing
+            }
+        }
     }
 
     /** Renews every batch: a failure in one, of any kind, never stops the others or the periodic task. */
@@ -247,7 +264,8 @@ public final class LeaseWatchdog {
             retry.add(hold);
         }
         if (!retry.isEmpty()) {
-            logger.warn("Could not renew " + retry.size() + " lock lease(s); retrying: " + cause);
+            String line = "Could not renew " + retry.size() + " lock lease(s); retrying: " + cause;
+            this.notifier.execute(() -> logger.warn(line)); // a log that blocks must not delay the retry
             this.scheduler.schedule(() -> renew(retry), this.retryDelayNanos, TimeUnit.NANOSECONDS);
         }
     }
