@@ -168,7 +168,7 @@ public final class RenewalAtScaleScenario implements Scenario {
                 slices.add(new Slice(usage, System.nanoTime() - start));
             }
             keysAtEnd = probe.keyCount();
-            rounds = roundMillis(probe);
+            rounds = roundMillis(probe, this.locks);
         }
         finally {
             holder.runOnAll(index -> WatchdogScenario.releaseAll(held), BOUND);
@@ -189,14 +189,16 @@ public final class RenewalAtScaleScenario implements Scenario {
     /**
      * How long each renewal round took, in ms, seen from Redis over three periods: a round runs from the last read
      * before the renewal count grew to the first read after it stopped growing for {@value #ROUND_GAP_MILLIS} ms (an
-     * upper bound, by up to two reads); a round under way when the reads began is left out.
+     * upper bound, by up to two reads); a round under way when the reads began is left out, and so is a burst that
+     * renewed fewer than half the locks (a client's own housekeeping key, such as distlock's instance record).
      */
-    private static Summary roundMillis(RedisProbe probe) throws InterruptedException {
+    private static Summary roundMillis(RedisProbe probe, int locks) throws InterruptedException {
         List<Double> rounds = new ArrayList<>();
         long end = System.nanoTime() + interval().multipliedBy(3).toNanos();
         long lastCount = renewalsSoFar(probe);
         long lastRead = System.nanoTime();
         long roundStart = -1;
+        long countAtStart = 0;
         long lastGrowth = lastRead;
         boolean quietSeen = false;
         while (System.nanoTime() - end < 0) {
@@ -206,14 +208,15 @@ public final class RenewalAtScaleScenario implements Scenario {
             if (count > lastCount) {
                 if (roundStart < 0 && quietSeen) {
                     roundStart = lastRead;
+                    countAtStart = lastCount;
                 }
                 lastGrowth = now;
             }
             else if (now - lastGrowth > ROUND_GAP_MILLIS * 1_000_000) {
-                if (roundStart >= 0) {
+                if (roundStart >= 0 && count - countAtStart >= locks / 2) {
                     rounds.add((lastGrowth - roundStart) / 1e6);
-                    roundStart = -1;
                 }
+                roundStart = -1;
                 quietSeen = true;
             }
             lastCount = count;
