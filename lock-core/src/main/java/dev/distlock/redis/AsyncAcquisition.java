@@ -23,18 +23,32 @@ import dev.distlock.redis.lease.ReplicaAcknowledgement;
  * call drives) is driven by callbacks: the release message, a local release, a hand-off, its turn in the local queue,
  * or the service's timer when a pause ends. Callers of both styles share one local queue and one hand-off per lock.
  *
- * <p>Every step runs on the thread that woke the call, one thread at a time: a wake-up while another thread runs a
- * step, or while an attempt is in flight, makes that thread look again when it is done (a work-in-progress count, so
- * nothing blocks and no wake-up is lost). Without an explicit owner every call is its own owner. Completing or
- * cancelling the future from outside withdraws the call: it stops waiting, leaves the local queue, gives up any place
- * kept in Redis, and releases a grant or hand-off that lands afterwards. Closing the service completes every call
- * still pending ({@link AsyncThreads#closePending()}).
+ * <p>The call's life is one {@link CallLife}; its wait's state is its {@link WaitingCall}'s. Its steps run on the
+ * thread that woke it, one at a time ({@link #workInProgress}); an attempt in flight keeps that turn until its reply,
+ * so the clean-up of a call completed meanwhile follows the reply and gives up a place the attempt took in Redis again.
+ * Without an explicit owner every call is its own owner. Completing or cancelling the future from outside withdraws
+ * the call: it stops waiting, leaves the local queue, gives up any place kept in Redis, and releases a grant or
+ * hand-off that lands afterwards. Closing the service completes every call still pending
+ * ({@link AsyncThreads#closePending()}).
  */
 final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pending {
 
     private final CompletableFuture<@Nullable LockHandle> result = new CompletableFuture<>();
 
-    /** Wake-ups not yet looked at; whoever raises it from 0 runs the steps, until an attempt is sent or it is 0. */
+    /**
+     * The call's one state: set once by {@link #end} on the thread completing the future, then by {@link #finish},
+     * which read it, on the thread running the steps. Volatile, so that a step or a reply sees a completion from
+     * outside.
+     */
+    private volatile CallLife life = CallLife.OPEN;
+
+    /**
+     * A serialiser, not a state of the call or of its wait: the count of wake-ups not yet looked at, which says who
+     * runs the next step, never what it does (that follows from {@link #life} and the {@link WaitingCall} alone).
+     * Whoever raises it from 0 runs the steps until it is back at 0 or an attempt is sent, whose reply runs on in the
+     * same turn; a wake-up meanwhile only counts up, so none is lost and no thread blocks. Its atomic updates hand the
+     * fields below from one such thread to the next.
+     */
     private final AtomicInteger workInProgress = new AtomicInteger();
 
     private long startNanos;
@@ -49,13 +63,6 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
     private @Nullable WaitingCall call;
 
     private @Nullable ScheduledFuture<?> pause;
-
-    private boolean ended;
-
-    /** Set once the future is completed, by this class or from outside. */
-    private volatile boolean over;
-
-    private volatile boolean acquired;
 
     private final AsyncThreads threads;
 
@@ -125,7 +132,7 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
             this.pause = null;
         }
         WaitingCall current = this.call;
-        if (this.over || current == null) {
+        if (this.life != CallLife.OPEN || current == null) {
             finish();
             return true;
         }
@@ -191,20 +198,13 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
                 return;
             }
             attempted(handle);
+            if (handle == null && this.life == CallLife.OPEN) {
+                refused();
+                return;
+            }
             if (handle != null) {
                 settle(handle, null);
-            }
-            else if (this.over) {
-                leaveAgain(); // withdrawn while this attempt ran: it may have taken a place in Redis again
-            }
-            else if (this.call == null) {
-                refusedAtFirst();
-                return;
-            }
-            else {
-                drain(this.workInProgress.get() == 1); // woken meanwhile: look again rather than pause
-                return;
-            }
+            } // else withdrawn while this attempt ran: the next step ends the wait (see the class comment)
         }
         catch (Throwable ex) {
             attempted(null);
@@ -219,8 +219,12 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
         }
     }
 
-    /** The first attempt was refused: the call ends, or waits, as a blocking call does. */
-    private void refusedAtFirst() {
+    /** A refused attempt: after the first the call ends, or waits, as a blocking call does; then it looks again. */
+    private void refused() {
+        if (this.call != null) {
+            drain(this.workInProgress.get() == 1); // woken meanwhile: look again rather than pause
+            return;
+        }
         if (this.waiting) {
             this.call = new WaitingCall(this, this.parts.waits(), this.queue, this.startNanos, this.waitNanos, this);
         }
@@ -228,16 +232,6 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
             settle(null, graceRefusal());
         }
         drain(false);
-    }
-
-    /**
-     * Gives up a place an attempt kept in Redis after the call ended: the clean-up of {@link #finish} may have run
-     * before the attempt reached Redis and added the place again.
-     */
-    private void leaveAgain() {
-        if (this.ended && this.waiting && this.type.keepsPlace()) {
-            this.threads.cleanUp(this::leave);
-        }
     }
 
     @Override
@@ -266,10 +260,9 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
         }
     }
 
-    /** The call is over, completed by this class or from outside: the next step ends its wait. */
+    /** The call is over, completed by this class or from outside (once): the next step ends its wait. */
     private void end(boolean granted) {
-        this.acquired = granted;
-        this.over = true;
+        this.life = granted ? CallLife.GRANTED : CallLife.NOT_GRANTED;
         this.threads.done(this);
         wake();
     }
@@ -279,16 +272,20 @@ final class AsyncAcquisition extends CallbackCall implements AsyncThreads.Pendin
      * way at the end wakes the call again when decided, and the lock it hands over is released.
      */
     private void finish() {
+        CallLife now = this.life;
+        if (now == CallLife.OPEN || now == CallLife.GRANTED_ENDED) {
+            return;
+        }
         WaitingCall current = this.call;
-        RedisLockHandle late = (current != null) ? current.end(this.acquired) : null;
+        RedisLockHandle late = (current != null) ? current.end(now == CallLife.GRANTED) : null;
         if (late != null) {
             late.releaseAsync();
         }
-        if (this.ended || !this.over) {
+        if (now == CallLife.NOT_GRANTED_ENDED) {
             return;
         }
-        this.ended = true;
-        if (!this.acquired && this.waiting && this.type.keepsPlace()) {
+        this.life = (now == CallLife.GRANTED) ? CallLife.GRANTED_ENDED : CallLife.NOT_GRANTED_ENDED;
+        if (now == CallLife.NOT_GRANTED && this.waiting && this.type.keepsPlace()) {
             this.threads.cleanUp(this::leave); // a Redis call: not on the thread that completed the future
         }
         if (this.queue != null) {

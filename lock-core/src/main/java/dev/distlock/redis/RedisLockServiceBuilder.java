@@ -12,7 +12,6 @@ import dev.distlock.LockService;
 import dev.distlock.LockUnavailableException;
 import dev.distlock.RestartGraceException;
 import dev.distlock.internal.Listeners;
-import dev.distlock.redis.lease.ReplicaAcknowledgement;
 import dev.distlock.redis.script.LockKeys;
 
 /** Settings of a {@link RedisLockService}; each is checked when set, with a message naming it. */
@@ -103,11 +102,7 @@ public final class RedisLockServiceBuilder {
 
     /** How long {@code acquire} waits when the options name no wait time. Default 10 seconds. */
     public RedisLockServiceBuilder defaultWaitTime(Duration defaultWaitTime) {
-        requireNonNull(defaultWaitTime, "defaultWaitTime");
-        if (defaultWaitTime.isNegative()) {
-            throw new IllegalArgumentException("defaultWaitTime must not be negative, but was " + defaultWaitTime);
-        }
-        this.defaultWaitTime = defaultWaitTime;
+        this.defaultWaitTime = BuilderChecks.defaultWaitTime(defaultWaitTime);
         return this;
     }
 
@@ -116,22 +111,13 @@ public final class RedisLockServiceBuilder {
      * holder's crash. Default 30 seconds.
      */
     public RedisLockServiceBuilder watchdogLease(Duration watchdogLease) {
-        requireNonNull(watchdogLease, "watchdogLease");
-        if (watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || watchdogLease.toMillis() < 1) {
-            throw new IllegalArgumentException("watchdogLease must be between 1ms and "
-                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + watchdogLease);
-        }
-        this.watchdogLease = watchdogLease;
+        this.watchdogLease = BuilderChecks.watchdogLease(watchdogLease);
         return this;
     }
 
     /** How often the watchdog renews leases; shorter than the lease. Default a third of the watchdog lease. */
     public RedisLockServiceBuilder renewalInterval(Duration renewalInterval) {
-        requireNonNull(renewalInterval, "renewalInterval");
-        if (renewalInterval.compareTo(Duration.ofMillis(1)) < 0) { // also rejects negatives, without overflow
-            throw new IllegalArgumentException("renewalInterval must be at least 1ms, but was " + renewalInterval);
-        }
-        this.renewalInterval = renewalInterval;
+        this.renewalInterval = BuilderChecks.renewalInterval(renewalInterval);
         return this;
     }
 
@@ -144,13 +130,7 @@ public final class RedisLockServiceBuilder {
      * Each freed key costs about 260 bytes of Redis memory for this long. At most 7 days.
      */
     public RedisLockServiceBuilder tokenRetention(Duration tokenRetention) {
-        requireNonNull(tokenRetention, "tokenRetention");
-        if (tokenRetention.compareTo(Duration.ofSeconds(1)) < 0
-                || tokenRetention.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException("tokenRetention must be between 1s and "
-                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + tokenRetention);
-        }
-        this.tokenRetention = tokenRetention;
+        this.tokenRetention = BuilderChecks.tokenRetention(tokenRetention);
         return this;
     }
 
@@ -161,12 +141,7 @@ public final class RedisLockServiceBuilder {
      * Default 6 seconds.
      */
     public RedisLockServiceBuilder waiterLease(Duration waiterLease) {
-        requireNonNull(waiterLease, "waiterLease");
-        if (waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || waiterLease.toMillis() < 100) {
-            throw new IllegalArgumentException("waiterLease must be between 100ms and "
-                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
-        }
-        this.waiterLease = waiterLease;
+        this.waiterLease = BuilderChecks.waiterLease(waiterLease);
         return this;
     }
 
@@ -189,11 +164,7 @@ public final class RedisLockServiceBuilder {
      * gives.
      */
     public RedisLockServiceBuilder replicaAcknowledgements(int replicas, Duration timeout) {
-        if (replicas < REPLICAS_BY_TOPOLOGY) {
-            throw new IllegalArgumentException("replicas must be -1 (by topology), 0 (off) or positive, but was "
-                    + replicas);
-        }
-        ReplicaAcknowledgement.checkTimeout(timeout);
+        BuilderChecks.replicaAcknowledgements(replicas, timeout);
         this.replicas = replicas;
         this.replicaTimeout = timeout;
         return this;
@@ -204,8 +175,7 @@ public final class RedisLockServiceBuilder {
      * default) or {@link WaitStrategy#POLLING} (the default with {@link #shardingProxy(boolean)}).
      */
     public RedisLockServiceBuilder waitStrategy(WaitStrategy waitStrategy) {
-        requireNonNull(waitStrategy, "waitStrategy");
-        this.waitStrategy = waitStrategy;
+        this.waitStrategy = BuilderChecks.nonNull(waitStrategy, "waitStrategy");
         return this;
     }
 
@@ -232,12 +202,7 @@ public final class RedisLockServiceBuilder {
      * Re-entries and renewals are never held back. Default 30 seconds, the default watchdog lease.
      */
     public RedisLockServiceBuilder restartGrace(Duration restartGrace) {
-        requireNonNull(restartGrace, "restartGrace");
-        if (restartGrace.isNegative() || restartGrace.compareTo(LockOptions.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException("restartGrace must be between 0 and "
-                    + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + restartGrace);
-        }
-        this.restartGrace = restartGrace;
+        this.restartGrace = BuilderChecks.restartGrace(restartGrace);
         return this;
     }
 
@@ -249,11 +214,7 @@ public final class RedisLockServiceBuilder {
      * seconds.
      */
     public RedisLockServiceBuilder callTimeout(Duration callTimeout) {
-        requireNonNull(callTimeout, "callTimeout");
-        if (callTimeout.toMillis() < 1 || callTimeout.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException("callTimeout must be between 1ms and 1 hour, but was " + callTimeout);
-        }
-        this.callTimeout = callTimeout;
+        this.callTimeout = BuilderChecks.callTimeout(callTimeout);
         return this;
     }
 
@@ -264,8 +225,7 @@ public final class RedisLockServiceBuilder {
      * {@link EvictionPolicyCheck#WARN}.
      */
     public RedisLockServiceBuilder evictionPolicyCheck(EvictionPolicyCheck evictionPolicyCheck) {
-        requireNonNull(evictionPolicyCheck, "evictionPolicyCheck");
-        this.evictionPolicyCheck = evictionPolicyCheck;
+        this.evictionPolicyCheck = BuilderChecks.nonNull(evictionPolicyCheck, "evictionPolicyCheck");
         return this;
     }
 
@@ -290,10 +250,7 @@ public final class RedisLockServiceBuilder {
      * before the waiter is told.
      */
     public RedisLockServiceBuilder handOffLimit(int maxHandOffs, Duration maxTime) {
-        if (maxHandOffs < 0) {
-            throw new IllegalArgumentException("maxHandOffs must not be negative, but was " + maxHandOffs);
-        }
-        requirePositive(maxTime, "maxTime");
+        BuilderChecks.handOffLimit(maxHandOffs, maxTime);
         this.maxHandOffs = maxHandOffs;
         this.maxHandOffTime = maxTime;
         return this;
@@ -311,8 +268,7 @@ public final class RedisLockServiceBuilder {
 
     /** Receives lock events; see {@link LockEventListener} for its threading rules. Default: none. */
     public RedisLockServiceBuilder listener(LockEventListener listener) {
-        requireNonNull(listener, "listener");
-        this.listener = listener;
+        this.listener = BuilderChecks.nonNull(listener, "listener");
         return this;
     }
 
@@ -337,18 +293,5 @@ public final class RedisLockServiceBuilder {
             return this.waitStrategy;
         }
         return this.shardingProxy ? WaitStrategy.POLLING : WaitStrategy.PUBSUB;
-    }
-
-    private static void requirePositive(@Nullable Duration value, String name) {
-        requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, but was " + value);
-        }
-    }
-
-    private static void requireNonNull(@Nullable Object value, String name) {
-        if (value == null) {
-            throw new IllegalArgumentException(name + " must not be null");
-        }
     }
 }

@@ -30,9 +30,7 @@ final class WaitingCall {
 
     private final @Nullable LocalQueue queue;
 
-    private final long startNanos;
-
-    private final long waitNanos;
+    private final WaitDeadline deadline;
 
     /** How the caller waits and is woken. */
     private final WaitDriver driver;
@@ -51,17 +49,13 @@ final class WaitingCall {
 
     private boolean subscribed;
 
-    /** Whether the call asked Redis once more as its wait ended behind others or holding back ({@link #askAtEnd}). */
-    private boolean askedAtEnd;
-
     /** Starts waiting: joins the queue's end, if the call waits in one. */
     WaitingCall(LockRequest request, WaitParts parts, @Nullable LocalQueue queue, long startNanos, long waitNanos,
             WaitDriver driver) {
         this.request = request;
         this.parts = parts;
         this.queue = queue;
-        this.startNanos = startNanos;
-        this.waitNanos = waitNanos;
+        this.deadline = new WaitDeadline(startNanos, waitNanos);
         this.driver = driver;
         if (queue != null) {
             this.turn = newTurn(false);
@@ -80,7 +74,7 @@ final class WaitingCall {
                 throw new IllegalStateException("This LockService was closed while waiting for lock "
                         + KeyText.quote(this.request.key));
             }
-            long remaining = remainingNanos();
+            long remaining = this.deadline.remainingNanos();
             QueueTurn current = this.turn;
             int wakes = 0;
             if (current != null) {
@@ -103,7 +97,7 @@ final class WaitingCall {
                     return WaitState.ATTEMPTING;
                 }
                 boolean first = this.queue.isFirst(current);
-                if (!first && (this.queue.unreachable() || askAtEnd(remaining))) {
+                if (!first && (this.queue.unreachable() || this.deadline.askAtEnd(remaining))) {
                     // Redis did not answer the last call on this key, or the wait ends behind others: the call asks
                     // Redis now, out of its turn (an answer puts it back in its turn; a failure ends it)
                     stepBack();
@@ -133,7 +127,7 @@ final class WaitingCall {
                 continue; // handed the lock, or given back, before the arm: that wake-up is not lost
             }
             this.holdBackNanos = (this.queue != null) ? this.queue.holdBackNanos() : 0;
-            if (this.holdBackNanos > 0 && askAtEnd(remaining)) {
+            if (this.holdBackNanos > 0 && this.deadline.askAtEnd(remaining)) {
                 this.holdBackNanos = 0; // the wait ends while holding back: Redis has the last word
             }
             return (this.holdBackNanos <= 0) ? WaitState.ATTEMPTING : pauseOrEnd();
@@ -148,7 +142,7 @@ final class WaitingCall {
         }
         if (this.waiter == null && current != null) {
             // asked out of its turn (its owner's hold, or Redis unreachable): waits its turn again
-            long remaining = remainingNanos();
+            long remaining = this.deadline.remainingNanos();
             if (remaining <= 0 || graceOutlastsWait()) {
                 return WaitState.GONE;
             }
@@ -159,7 +153,7 @@ final class WaitingCall {
     }
 
     private WaitState pauseOrEnd() {
-        long remaining = remainingNanos();
+        long remaining = this.deadline.remainingNanos();
         if (remaining <= 0 || graceOutlastsWait()) {
             return WaitState.GONE;
         }
@@ -283,28 +277,11 @@ final class WaitingCall {
     }
 
     /**
-     * Whether the wait ends now without an answer of Redis to end it on (the call waited behind others, or held back
-     * for a local holder or a hand-off): it asks Redis once more, so that "held" is Redis's answer and an outage is
-     * reported as such, never the local queue's belief. After an attempt, {@link #refused()} ends the wait itself.
-     */
-    private boolean askAtEnd(long remaining) {
-        if (remaining > 0 || this.askedAtEnd) {
-            return false;
-        }
-        this.askedAtEnd = true;
-        return true;
-    }
-
-    /**
      * Whether the restart grace that refused the last attempt ends after this wait: the call ends now, refused by
      * the grace, rather than hold its caller for the whole wait to the same end.
      */
     private boolean graceOutlastsWait() {
         LockRequest call = this.request;
-        return call.graceLeftMillis >= 0 && call.graceEndsNanos - (this.startNanos + this.waitNanos) > 0;
-    }
-
-    private long remainingNanos() {
-        return this.waitNanos - (System.nanoTime() - this.startNanos);
+        return call.graceLeftMillis >= 0 && this.deadline.endsBefore(call.graceEndsNanos);
     }
 }

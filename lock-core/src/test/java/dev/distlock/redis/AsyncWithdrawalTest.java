@@ -16,10 +16,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.distlock.AsyncLockService;
 import dev.distlock.LockHandle;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockService;
 import dev.distlock.MultiLockHandle;
@@ -68,6 +70,34 @@ class AsyncWithdrawalTest {
         assertFreeFor(other, "sku");
         assertThat(service.heldLocks()).isEmpty();
         assertThat(service.renewingCount()).isZero();
+    }
+
+    /**
+     * The caller gives up while the call's first attempt waits for Redis: that attempt still takes a place in Redis
+     * (a fair waiter's place, a writer's intent, which would hold others back for the waiter lease), and the call
+     * gives it up once the reply came.
+     */
+    @ParameterizedTest
+    @EnumSource(value = LockMode.class, names = { "FAIR", "WRITE" })
+    void aWaiterWithdrawnWhileItsAttemptIsInFlightLeavesNoPlace(LockMode mode) throws Exception {
+        LockOptions options = LockOptions.defaults().withMode(mode);
+        LockHandle holder = this.clients.service().acquire("placed", options);
+        RedisLockService service = this.clients.service(builder -> builder.waiterLease(Duration.ofMinutes(1)));
+        service.acquire("warm-up", options).release(); // connected, scripts loaded: the attempt is one EVALSHA
+        this.redis.pause();
+        CompletableFuture<LockHandle> waiting = service.async().acquire("placed", WAITING.withMode(mode));
+        assertThat(waiting.cancel(false)).as("withdrawn while its attempt waits for the paused Redis").isTrue();
+        this.redis.resume();
+        holder.release();
+
+        LockOptions next = (mode == LockMode.WRITE) ? options.withMode(LockMode.READ) : options;
+        RedisLockService other = this.clients.service();
+        Await.until(Duration.ofSeconds(10), () -> {
+            Optional<LockHandle> taken = other.tryAcquire("placed", next);
+            taken.ifPresent(LockHandle::release);
+            return taken.isPresent();
+        }, "another service takes the " + mode + " lock well before the withdrawn waiter's place would lapse");
+        assertThat(service.heldLocks()).isEmpty();
     }
 
     @Test
