@@ -2,9 +2,7 @@ package dev.distlock.redis.lease;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -131,7 +129,7 @@ public final class LeaseWatchdog {
     private void renew(Collection<Hold> holds) {
         List<List<Hold>> batches;
         try {
-            batches = batches(holds);
+            batches = RenewalBatches.of(holds, this::batchGroup, BATCH_SIZE);
         }
         catch (RuntimeException ex) {
             logger.error("Lease renewal failed unexpectedly", ex); // never let the periodic task die
@@ -156,38 +154,13 @@ public final class LeaseWatchdog {
         }
     }
 
-    /** Batches of holds of one type (and one slot or one key, see {@link Batching}), each one script call. */
-    private List<List<Hold>> batches(Collection<Hold> holds) {
-        Map<Object, List<Hold>> groups = new HashMap<>();
-        for (Hold hold : holds) {
-            Object group = switch (this.batching) {
-                case BY_TYPE -> hold.type();
-                case BY_SLOT -> List.of(hold.type(), ClusterSlotHashUtil.calculateSlot("{" + hold.key() + "}"));
-                case BY_LOCK -> List.of(hold.type(), hold.key());
-            };
-            groups.computeIfAbsent(group, any -> new ArrayList<>()).add(hold);
-        }
-        List<List<Hold>> batches = new ArrayList<>();
-        for (List<Hold> group : groups.values()) {
-            batches.addAll(chunks(group));
-        }
-        return batches;
-    }
-
-    private static List<List<Hold>> chunks(Collection<Hold> holds) {
-        List<List<Hold>> chunks = new ArrayList<>();
-        List<Hold> chunk = new ArrayList<>(BATCH_SIZE);
-        for (Hold hold : holds) {
-            chunk.add(hold);
-            if (chunk.size() == BATCH_SIZE) {
-                chunks.add(chunk);
-                chunk = new ArrayList<>(BATCH_SIZE);
-            }
-        }
-        if (!chunk.isEmpty()) {
-            chunks.add(chunk);
-        }
-        return chunks;
+    /** Holds one script call may cover are of one type (and one slot or one key, see {@link Batching}). */
+    private Object batchGroup(Hold hold) {
+        return switch (this.batching) {
+            case BY_TYPE -> hold.type();
+            case BY_SLOT -> List.of(hold.type(), ClusterSlotHashUtil.calculateSlot("{" + hold.key() + "}"));
+            case BY_LOCK -> List.of(hold.type(), hold.key());
+        };
     }
 
     /** One batch after another, each waited for (and followed by its WAIT): where batches cannot be pipelined. */
