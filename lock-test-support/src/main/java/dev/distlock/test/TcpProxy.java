@@ -7,13 +7,16 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * A TCP proxy on a loopback port in front of another loopback port, for network-fault tests: it can add latency,
  * drop every connection, and blackhole traffic (accept and read bytes but forward nothing, in either direction).
- * One thread per direction per connection; meant for a handful of test connections.
+ * Two threads per direction per connection; meant for a handful of test connections.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -59,7 +62,7 @@ public final class TcpProxy implements AutoCloseable {
         return this.server.getLocalPort();
     }
 
-    /** Delays every chunk of bytes by this much, in each direction. */
+    /** Delays every byte by this much, in each direction, counted from when the proxy read it. */
     public void latency(Duration latency) {
         this.latencyNanos = latency.toNanos();
     }
@@ -123,21 +126,44 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Forwards {@code from} to {@code to}: one thread reads, and a second writes each chunk when its latency, counted
+     * from when it was read, has passed. So latency delays every byte by the same amount, as a slow network does,
+     * rather than queueing each chunk behind the previous one's delay.
+     */
     private void pump(Socket from, Socket to, int connection, boolean replies) {
-        Thread thread = new Thread(() -> {
+        BlockingQueue<Chunk> line = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            try (InputStream in = from.getInputStream()) {
                 int read;
                 while ((read = in.read(buffer)) != -1) {
                     if (this.blackhole || this.blackholed.contains(connection)
                             || (replies && this.blackholeReplies)) {
                         continue;
                     }
-                    long latency = this.latencyNanos;
-                    if (latency > 0) {
-                        Thread.sleep(latency / 1_000_000, (int) (latency % 1_000_000));
+                    line.add(new Chunk(System.nanoTime() + this.latencyNanos, Arrays.copyOf(buffer, read)));
+                }
+            }
+            catch (IOException ex) {
+                // the connection was dropped or closed
+            }
+            finally {
+                line.add(Chunk.END);
+            }
+        }, "tcp-proxy-read-" + from.getPort());
+        Thread writer = new Thread(() -> {
+            try (OutputStream out = to.getOutputStream()) {
+                while (true) {
+                    Chunk chunk = line.take();
+                    if (chunk == Chunk.END) {
+                        return;
                     }
-                    out.write(buffer, 0, read);
+                    long wait = chunk.dueNanos() - System.nanoTime();
+                    if (wait > 0) {
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                    }
+                    out.write(chunk.bytes());
                     out.flush();
                 }
             }
@@ -148,9 +174,17 @@ public final class TcpProxy implements AutoCloseable {
                 closeQuietly(from);
                 closeQuietly(to);
             }
-        }, "tcp-proxy-pump-" + from.getPort());
-        thread.setDaemon(true);
-        thread.start();
+        }, "tcp-proxy-write-" + to.getPort());
+        reader.setDaemon(true);
+        writer.setDaemon(true);
+        reader.start();
+        writer.start();
+    }
+
+    /** Bytes read, and when they are due to be written. */
+    private record Chunk(long dueNanos, byte[] bytes) {
+
+        static final Chunk END = new Chunk(0, new byte[0]);
     }
 
     private void closeQuietly(Socket socket) {
