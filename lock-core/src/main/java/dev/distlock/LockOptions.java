@@ -154,7 +154,7 @@ public final class LockOptions {
             throw new IllegalArgumentException(
                     "leaseTime must be at most " + MAX_LEASE_TIME.toDays() + " days, but was " + leaseTime);
         }
-        if (leaseTime.toMillis() < 1) {
+        if (leaseTime.compareTo(Duration.ofMillis(1)) < 0) { // also a huge negative, without overflow
             throw new IllegalArgumentException("leaseTime must be at least 1ms, but was " + leaseTime);
         }
         return new LockOptions(this.mode, this.waitTime, leaseTime, this.owner, this.name, this.permitLimit,

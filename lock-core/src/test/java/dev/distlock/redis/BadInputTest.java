@@ -102,6 +102,9 @@ class BadInputTest {
         assertThatThrownBy(() -> defaults.withLeaseTime(Duration.ofDays(365)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("leaseTime must be at most 7 days");
+        assertThatThrownBy(() -> defaults.withLeaseTime(Duration.ofSeconds(Long.MIN_VALUE)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("leaseTime must be at least 1ms");
         assertThatThrownBy(() -> defaults.withLeaseTime(null)).isInstanceOf(IllegalArgumentException.class)
             .hasMessage("leaseTime must not be null");
         assertThatThrownBy(() -> defaults.withWaitTime(Duration.ofSeconds(-1)))
@@ -129,6 +132,15 @@ class BadInputTest {
         assertThatThrownBy(() -> builder.defaultWaitTime(Duration.ofSeconds(-1)))
             .hasMessageContaining("defaultWaitTime must not be negative");
         assertThatThrownBy(() -> builder.renewalInterval(Duration.ZERO)).hasMessageContaining("renewalInterval");
+        // durations too long or too negative for a count of milliseconds: the setting's own message, no overflow
+        for (Duration extreme : List.of(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(Long.MIN_VALUE))) {
+            assertThatThrownBy(() -> builder.watchdogLease(extreme)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("watchdogLease must be between");
+            assertThatThrownBy(() -> builder.waiterLease(extreme)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("waiterLease must be between");
+            assertThatThrownBy(() -> builder.callTimeout(extreme)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("callTimeout must be between");
+        }
         assertThatThrownBy(() -> builder.watchdogLease(Duration.ofSeconds(3))
             .renewalInterval(Duration.ofSeconds(3))
             .build()).hasMessageContaining("renewalInterval (PT3S) must be shorter than watchdogLease (PT3S)");
