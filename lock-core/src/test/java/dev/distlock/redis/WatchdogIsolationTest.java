@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -123,17 +124,9 @@ class WatchdogIsolationTest {
         Duration lease = Duration.ofMillis(900);
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch unblock = new CountDownLatch(1);
-        AppenderBase<ILoggingEvent> stuckLog = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent event) {
-                if (event.getLevel() == Level.WARN && event.getFormattedMessage().contains("log:gone")) {
-                    block(blocked, unblock);
-                }
-            }
-        };
-        stuckLog.start();
         Logger serviceLog = (Logger) LoggerFactory.getLogger(RedisLockService.class);
-        serviceLog.addAppender(stuckLog);
+        AppenderBase<ILoggingEvent> stuckLog = stuckLog(serviceLog, line -> line.contains("log:gone"), blocked,
+                unblock);
         RedisLockService locks = this.clients.service(b -> b.watchdogLease(lease));
         try {
             LockHandle kept = locks.acquire("log:kept");
@@ -164,17 +157,9 @@ class WatchdogIsolationTest {
         Duration lease = Duration.ofMillis(900);
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch unblock = new CountDownLatch(1);
-        AppenderBase<ILoggingEvent> stuckLog = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent event) {
-                if (event.getLevel() == Level.WARN && event.getFormattedMessage().startsWith("Could not renew")) {
-                    block(blocked, unblock);
-                }
-            }
-        };
-        stuckLog.start();
         Logger watchdogLog = (Logger) LoggerFactory.getLogger(LeaseWatchdog.class);
-        watchdogLog.addAppender(stuckLog);
+        AppenderBase<ILoggingEvent> stuckLog = stuckLog(watchdogLog, line -> line.startsWith("Could not renew"),
+                blocked, unblock);
         this.redis.call(("ACL SETUSER isolated reset on >isolated-secret " + AccessCheck.requiredAcl("distlock"))
             .split(" "));
         RedisLockService locks = this.clients.service(this.clients.template("isolated", "isolated-secret"),
@@ -199,6 +184,22 @@ class WatchdogIsolationTest {
             watchdogLog.detachAppender(stuckLog);
             locks.close();
         }
+    }
+
+    /** An appender on {@code log} that blocks on each WARN line {@code stuckOn} matches, until {@code unblock}. */
+    private static AppenderBase<ILoggingEvent> stuckLog(Logger log, Predicate<String> stuckOn, CountDownLatch blocked,
+            CountDownLatch unblock) {
+        AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                if (event.getLevel() == Level.WARN && stuckOn.test(event.getFormattedMessage())) {
+                    block(blocked, unblock);
+                }
+            }
+        };
+        appender.start();
+        log.addAppender(appender);
+        return appender;
     }
 
     private static void block(CountDownLatch blocked, CountDownLatch unblock) {

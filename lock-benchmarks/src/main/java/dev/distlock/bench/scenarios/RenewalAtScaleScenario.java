@@ -302,7 +302,8 @@ public final class RenewalAtScaleScenario implements Scenario {
         Summary requestsPerHundredPerPeriod() {
             double periods = interval().toNanos();
             return Summary.of(this.slices.stream()
-                .mapToDouble(slice -> slice.server().scriptRequests() / (slice.nanos() / periods) / (this.locks / 100.0))
+                .mapToDouble(slice -> slice.server().scriptRequests() / (slice.nanos() / periods)
+                        / (this.locks / 100.0))
                 .toArray());
         }
 

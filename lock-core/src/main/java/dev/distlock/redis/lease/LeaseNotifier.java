@@ -61,8 +61,8 @@ public final class LeaseNotifier implements Executor, AutoCloseable {
     }
 
     /**
-     * Runs a lost lease's report (its log line, event and callbacks) as {@link #execute} does, but on the calling thread
-     * once closed: a loss found as the service closes is still reported.
+     * Runs a lost lease's report (its log line, event and callbacks) as {@link #execute} does, but on the calling
+     * thread once closed: a loss found as the service closes is still reported.
      */
     public void report(Runnable report) {
         if (!offer(report)) {

@@ -13,7 +13,7 @@ final class RenewalBatches {
     private RenewalBatches() {
     }
 
-    /** Batches of at most {@code size} holds of one group each (holds are in one group when one call may cover them). */
+    /** Batches of at most {@code size} holds of one group each (one group: holds one call may cover). */
     static List<List<Hold>> of(Collection<Hold> holds, Function<Hold, Object> groupOf, int size) {
         Map<Object, List<Hold>> groups = new HashMap<>();
         for (Hold hold : holds) {
