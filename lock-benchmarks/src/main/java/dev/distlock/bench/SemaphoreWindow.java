@@ -211,8 +211,8 @@ final class SemaphoreWindow {
             throw new IllegalStateException(set.label + ", " + shape.label + ": " + errors + " errors, " + cycles
                     + " cycles, " + refusals + " refusals; first error: " + first + "; first refusal: " + refused);
         }
-        return new Result(cycles, refusals, cpu(cpuAfter, false) - cpu(cpuBefore, false),
-                cpu(cpuAfter, true) - cpu(cpuBefore, true), calls, reads, nanos);
+        return new Result(cycles, refusals, RedisProbe.cpuMicros(cpuAfter, false) - RedisProbe.cpuMicros(cpuBefore, false),
+                RedisProbe.cpuMicros(cpuAfter, true) - RedisProbe.cpuMicros(cpuBefore, true), calls, reads, nanos);
     }
 
     /** One integer field of an INFO reply, -1 when absent. */
@@ -223,20 +223,6 @@ final class SemaphoreWindow {
             }
         }
         return -1;
-    }
-
-    /** used_cpu_sys + used_cpu_user (or their _main_thread figures) in µs; -1 when those are absent. */
-    static long cpu(String info, boolean mainThread) {
-        double seconds = 0;
-        boolean found = false;
-        String suffix = mainThread ? "_main_thread:" : ":";
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("used_cpu_sys" + suffix) || line.startsWith("used_cpu_user" + suffix)) {
-                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-                found = true;
-            }
-        }
-        return found ? Math.round(seconds * 1_000_000) : -1;
     }
 
     /** The callers' shared clock: warm-up until {@link #warmUpEnd}, then all wait; then the window until {@link #end}. */

@@ -28,7 +28,8 @@ final class BuilderChecks {
 
     static Duration watchdogLease(@Nullable Duration watchdogLease) {
         nonNull(watchdogLease, "watchdogLease");
-        if (watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || watchdogLease.compareTo(Duration.ofMillis(1)) < 0) {
+        if (watchdogLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0
+                || watchdogLease.compareTo(Duration.ofMillis(1)) < 0) {
             throw new IllegalArgumentException("watchdogLease must be between 1ms and "
                     + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + watchdogLease);
         }
@@ -55,7 +56,8 @@ final class BuilderChecks {
 
     static Duration waiterLease(@Nullable Duration waiterLease) {
         nonNull(waiterLease, "waiterLease");
-        if (waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0 || waiterLease.compareTo(Duration.ofMillis(100)) < 0) {
+        if (waiterLease.compareTo(LockOptions.MAX_LEASE_TIME) > 0
+                || waiterLease.compareTo(Duration.ofMillis(100)) < 0) {
             throw new IllegalArgumentException("waiterLease must be between 100ms and "
                     + LockOptions.MAX_LEASE_TIME.toDays() + " days, but was " + waiterLease);
         }

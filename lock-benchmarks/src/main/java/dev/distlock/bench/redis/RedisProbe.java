@@ -120,13 +120,24 @@ public final class RedisProbe {
 
     /** {@code used_cpu_sys + used_cpu_user} of an {@code INFO cpu} reply, in microseconds. */
     static long cpuMicros(String infoCpu) {
+        return Math.max(0, cpuMicros(infoCpu, false));
+    }
+
+    /**
+     * {@code used_cpu_sys + used_cpu_user} of an {@code INFO cpu} reply, or with {@code mainThread} their
+     * {@code _main_thread} figures, in microseconds; -1 when the reply has none of them.
+     */
+    public static long cpuMicros(String infoCpu, boolean mainThread) {
         double seconds = 0;
+        boolean found = false;
+        String suffix = mainThread ? "_main_thread:" : ":";
         for (String line : infoCpu.split("\r?\n")) {
-            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+            if (line.startsWith("used_cpu_sys" + suffix) || line.startsWith("used_cpu_user" + suffix)) {
                 seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                found = true;
             }
         }
-        return Math.round(seconds * 1_000_000);
+        return found ? Math.round(seconds * 1_000_000) : -1;
     }
 
     /**

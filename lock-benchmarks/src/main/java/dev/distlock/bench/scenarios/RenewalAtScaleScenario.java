@@ -225,10 +225,14 @@ public final class RenewalAtScaleScenario implements Scenario {
         return Summary.of(rounds.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    /** The renewal scripts' expiry calls so far ({@code PEXPIRE}, {@code PEXPIREAT}): one per renewed lock. */
+    /** The renewal scripts' expiry calls so far: one per renewed lock. */
     private static long renewalsSoFar(RedisProbe probe) {
-        return probe.callsSoFar()
-            .entrySet()
+        return renewals(probe.callsSoFar());
+    }
+
+    /** The expiry calls ({@code PEXPIRE}, {@code PEXPIREAT}) among {@code calls}: one per renewed lock. */
+    static long renewals(Map<String, Long> calls) {
+        return calls.entrySet()
             .stream()
             .filter(entry -> entry.getKey().startsWith("pexpire"))
             .mapToLong(Map.Entry::getValue)
@@ -240,12 +244,7 @@ public final class RenewalAtScaleScenario implements Scenario {
 
         /** Locks renewed in the slice: the PEXPIRE (or PEXPIREAT) calls the renewal scripts made. */
         long renewals() {
-            return this.server.calls()
-                .entrySet()
-                .stream()
-                .filter(entry -> entry.getKey().startsWith("pexpire"))
-                .mapToLong(Map.Entry::getValue)
-                .sum();
+            return RenewalAtScaleScenario.renewals(this.server.calls());
         }
 
         double seconds() {

@@ -21,8 +21,8 @@ class RenewalAtScaleTest {
         ServerUsage usage = new ServerUsage(Map.of("evalsha", 200L, "hmget", 20_000L, "pttl", 20_000L, "pexpire",
                 20_000L), Map.of(), 150_000);
         RenewalAtScaleScenario.Slice slice = new RenewalAtScaleScenario.Slice(usage, FOUR_SECONDS);
-        RenewalAtScaleScenario.Result result = new RenewalAtScaleScenario.Result(10_000, 2_500, List.of(slice), 10_000, 0,
-                Summary.EMPTY);
+        RenewalAtScaleScenario.Result result = new RenewalAtScaleScenario.Result(10_000, 2_500, List.of(slice),
+                10_000, 0, Summary.EMPTY);
 
         assertThat(slice.renewals()).isEqualTo(20_000);
         assertThat(result.netMicrosPerRenewal().median()).isCloseTo((150_000 - 10_000) / 20_000.0, offset(1e-9));
