@@ -60,7 +60,7 @@ class ReleaseUnderFaultsTest {
         long nowMillis = Long.parseLong(now[0]) * 1000 + Long.parseLong(now[1]) / 1000;
         assertThat(this.redis.lockField("distlock:{job:2}:lock", "owner")).isEqualTo("(released)");
         assertThat(Long.parseLong(this.redis.lockField("distlock:{job:2}:lock", "until")) - nowMillis)
-            .isBetween(1L, 10_000L);
+            .isBetween(1L, 10_001L); // + 1: the delay's end rounds Redis's clock up to the ms, this read down
         assertThat(locks.renewingCount()).isZero();
     }
 

@@ -1,4 +1,4 @@
--- What the release scripts share about an owner's hash (see add-hold.lua).
+-- What the release scripts share about an owner's hash (see add-hold.lua), and the end of a delayed release.
 --#include freed-mark.lua (defines freedMark, freedBefore)
 -- The freed mark (see freed-mark.lua) names the very acquisitions whose release ended a hold, never a time or a token
 -- another grant may share after a failover.
@@ -50,14 +50,18 @@ local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero, ke
   end
   return leaseEnd
 end
+-- delayEnd(now, delayMillis): the end, a time, of a delayed release's delay that starts at now (a TIME reply). The
+-- part of a millisecond Redis's clock has run into rounds up, so the delay is never shorter than asked.
+local function delayEnd(now, delayMillis)
+  return now[1] * 1000 + math.ceil(now[2] / 1000) + tonumber(delayMillis)
+end
 -- keepReleased(hash, mark, freed, ownerToken, delayMillis, retentionMillis, ...): marks the owner's last hold
 -- released with a delay (see delayed-release.lua), and writes the freed mark's new value freed (see freedMark) for as
 -- long as the hash may last; the further arguments are field-value pairs to set as well. The caller has run the ACL
 -- guard on SET of the mark.
 local function keepReleased(hash, mark, freed, ownerToken, delayMillis, retentionMillis, ...)
   redis.call('SET', mark, freed, 'PX', math.max(tonumber(retentionMillis), tonumber(delayMillis)))
-  local now = redis.call('TIME')
-  local untilMillis = now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(delayMillis)
+  local untilMillis = delayEnd(redis.call('TIME'), delayMillis)
   redis.call('HSET', hash, 'owner', '(released)', 'released', ownerToken, 'until', string.format('%d', untilMillis),
     ...)
   redis.call('PEXPIRE', hash, math.max(tonumber(retentionMillis), tonumber(delayMillis)))
