@@ -30,15 +30,16 @@ end
 --#include delayed-release.lua (defines heldFor)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
 local lease = tonumber(LEASE_MILLIS)
-local leaseEnd = string.format('%d', nowMillis + lease)
+local leaseEnd = string.format('%d', startMillis + lease)
 local watched = WATCHDOG == '1'
 local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', nowMillis) -- readers whose lease ran out
 local readUntil = tonumber(redis.call('ZSCORE', KEYS[1], OWNER_TOKEN))
 if readUntil and redis.call('HEXISTS', KEYS[2], 'holds') == 1 then
   addHold(KEYS[2], HOLD_ID, holdLease, watched and 'watched')
-  if readUntil < nowMillis + lease then -- a re-entry never shortens the lease
+  if readUntil < startMillis + lease then -- a re-entry never shortens the lease
     redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end
   extendLease(KEYS[2], lease)

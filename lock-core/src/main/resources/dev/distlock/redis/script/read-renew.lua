@@ -11,6 +11,7 @@
 --#include wrong-type.lua (defines wrongTypeAsNil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
 local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 for i = 1, #KEYS / 2 do
@@ -21,8 +22,8 @@ for i = 1, #KEYS / 2 do
   if leaseEnd > nowMillis and state[1] and state[2] == '0' then
     renewed[i] = 2 -- reading, but no open hold is renewed (see renew.lua)
   elseif leaseEnd > nowMillis and state[1] then
-    if leaseEnd < nowMillis + lease then -- never shortens a longer fixed lease of a re-entry
-      redis.call('ZADD', readers, string.format('%d', nowMillis + lease), token)
+    if leaseEnd < startMillis + lease then -- never shortens a longer fixed lease of a re-entry
+      redis.call('ZADD', readers, string.format('%d', startMillis + lease), token)
     end
     extendLease(reader, lease) -- the hash may live longer, for a 'released' mark (read-acquire.lua)
     extendLease(readers, lease)

@@ -34,10 +34,11 @@
 --#include sem-count.lua (defines countRefused, countLive, keepUntil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
 -- Numbers go to Redis as text where the text is at hand: Redis 7.0 formats a Lua number argument with '%.17g' on
 -- every call, which costs about half an HSET of one field (CycleInstructions, lock-benchmarks).
 local lease = tonumber(LEASE_MILLIS)
-local leaseEnd = string.format('%d', nowMillis + lease)
+local leaseEnd = string.format('%d', startMillis + lease)
 local watched = WATCHDOG == '1'
 local holdLease = watched and 'w' or leaseEnd -- 'watched' and the hold fields as in acquire.lua
 local permitsState = redis.call('HMGET', KEYS[2], 'count', 'layout', 'waiting', OWNER_TOKEN)
@@ -56,7 +57,7 @@ if heldUntil and heldUntil > nowMillis and redis.call('HEXISTS', KEYS[3], 'holds
     return refused
   end
   addHold(KEYS[3], HOLD_ID, holdLease, watched and 'watched') -- the same holder again (a retry): its permits count once
-  if heldUntil < nowMillis + lease then
+  if heldUntil < startMillis + lease then
     redis.call('ZADD', KEYS[1], leaseEnd, OWNER_TOKEN)
   end
   extendLease(KEYS[3], LEASE_MILLIS)

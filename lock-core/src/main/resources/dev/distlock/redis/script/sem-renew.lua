@@ -12,6 +12,7 @@
 --#include wrong-type.lua (defines wrongTypeAsNil)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
+local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
 local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 local kept = {} -- the semaphores whose leases and permits keys this batch extended already (to one end, now + lease)
@@ -22,8 +23,8 @@ for i = 1, #KEYS / 3 do
   if leaseEnd > nowMillis and state[1] and state[2] == '0' then
     renewed[i] = 2 -- holding, but no open hold is renewed (see renew.lua)
   elseif leaseEnd > nowMillis and state[1] then
-    if leaseEnd < nowMillis + lease then -- never shortens a longer fixed lease of a retried call
-      redis.call('ZADD', leases, string.format('%d', nowMillis + lease), token)
+    if leaseEnd < startMillis + lease then -- never shortens a longer fixed lease of a retried call
+      redis.call('ZADD', leases, string.format('%d', startMillis + lease), token)
     end
     extendLease(holder, lease)
     if not kept[leases] then
