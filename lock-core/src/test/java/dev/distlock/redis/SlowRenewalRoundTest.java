@@ -41,29 +41,30 @@ class SlowRenewalRoundTest {
     }
 
     /**
-     * With 2.4 s each way between the service and Redis, a round (one batch) takes 4.8 s and reaches Redis 2.4 s after
-     * it started. Lease 6 s, interval 2 s: a round started when the previous one ended (+ the interval) would reach
-     * Redis 9.2 s after the previous round started, 0.8 s after the lease it set ran out (at 2.4 + 6 s); a round
-     * started one interval after the previous one started (at once, since that took longer) reaches it at 7.2 s, 1.2 s
-     * before.
+     * With 2.5 s each way between the service and Redis, a round (one batch) takes 5 s and reaches Redis 2.5 s after it
+     * started. Lease 8 s, interval 4 s: a round started when the previous one ended (+ the interval) would reach Redis
+     * 11.5 s after the previous round started, 1 s after the lease it set ran out (at 2.5 + 8 s); a round started one
+     * interval after the previous one started (at once, since that took longer) reaches it at 7.5 s, 3 s before (a
+     * margin for a loaded machine).
      */
     @Test
     void aRoundLongerThanTheIntervalDoesNotDelayTheNextByItsLength() throws Exception {
-        Duration lease = Duration.ofSeconds(6);
-        Duration oneWay = Duration.ofMillis(2400);
+        Duration lease = Duration.ofSeconds(8);
+        Duration oneWay = Duration.ofMillis(2500);
         List<LeaseLostException> lost = new CopyOnWriteArrayList<>();
         try (TcpProxy proxy = TcpProxy.start(this.redis.port())) {
             RedisLockService locks = this.clients.service(this.clients.template(proxy.port(), Duration.ofSeconds(20)),
-                    b -> b.watchdogLease(lease).callTimeout(Duration.ofSeconds(20)).listener(event -> {
-                        if (event instanceof LockEvent.LeaseLost leaseLost) {
-                            lost.add(leaseLost.reason());
-                        }
-                    }));
+                    b -> b.watchdogLease(lease).renewalInterval(Duration.ofSeconds(4)).callTimeout(Duration.ofSeconds(20))
+                        .listener(event -> {
+                            if (event instanceof LockEvent.LeaseLost leaseLost) {
+                                lost.add(leaseLost.reason());
+                            }
+                        }));
             LockHandle held = locks.acquire("slow:round");
             proxy.latency(oneWay);
 
-            // four slow rounds: the old schedule loses the lease at the second (about 9 s in)
-            long end = System.nanoTime() + Duration.ofSeconds(16).toNanos();
+            // slow rounds: the old schedule loses the lease at the second (at most about 14.5 s in)
+            long end = System.nanoTime() + Duration.ofSeconds(18).toNanos();
             while (System.nanoTime() - end < 0) {
                 assertThat(lost).as("leases lost").isEmpty();
                 assertThat(Long.parseLong(this.redis.call("PTTL", "distlock:{slow:round}:lock")))
