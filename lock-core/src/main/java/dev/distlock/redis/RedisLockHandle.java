@@ -94,7 +94,7 @@ final class RedisLockHandle extends AbstractLockHandle implements LeaseHolder {
 
     @Override
     protected void releaseNow(Duration keepHeld) {
-        this.releaser.release(this, keepHeld.toMillis());
+        this.releaser.release(this, keepHeld.toNanos());
     }
 
     @Override
@@ -110,8 +110,8 @@ final class RedisLockHandle extends AbstractLockHandle implements LeaseHolder {
     /** Releases a handle's acquisition in Redis. */
     interface Releaser {
 
-        /** Releases it now, or when {@code keepHeldMillis} > 0 leaves the lock held that much longer. */
-        void release(RedisLockHandle handle, long keepHeldMillis);
+        /** Releases it now, or when {@code keepHeldNanos} > 0 leaves the lock held that much longer. */
+        void release(RedisLockHandle handle, long keepHeldNanos);
 
         /** Releases it now without blocking; completes as {@link #release} returns or throws. */
         CompletableFuture<Void> releaseAsync(RedisLockHandle handle);

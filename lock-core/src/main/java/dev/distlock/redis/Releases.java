@@ -59,25 +59,25 @@ final class Releases implements RedisLockHandle.Releaser {
     }
 
     /**
-     * Releases one acquisition; {@code keepHeldMillis} > 0 leaves the lock held that much longer. Goes through on an
+     * Releases one acquisition; {@code keepHeldNanos} > 0 leaves the lock held that much longer. Goes through on an
      * interrupted thread too, whose flag stays set.
      */
     @Override
-    public void release(RedisLockHandle handle, long keepHeldMillis) {
+    public void release(RedisLockHandle handle, long keepHeldNanos) {
         Hold hold = handle.hold;
         boolean last = closeHold(handle);
-        LockType.Release release = releaseOf(handle, keepHeldMillis);
+        LockType.Release release = releaseOf(handle, keepHeldNanos);
         long reply;
         Long handedOff;
         try {
-            handedOff = (last && keepHeldMillis == 0) ? this.handOffs.handOff(handle, release, this) : null;
+            handedOff = (last && keepHeldNanos == 0) ? this.handOffs.handOff(handle, release, this) : null;
             reply = (handedOff != null) ? handedOff
                     : ReleaseRetries.run(() -> hold.type().release(hold, release));
         }
         catch (DataAccessException ex) {
             throw failed(handle, ex);
         }
-        replied(handle, last, keepHeldMillis, reply, handedOff);
+        replied(handle, last, keepHeldNanos, reply, handedOff);
     }
 
     /**
@@ -141,9 +141,8 @@ final class Releases implements RedisLockHandle.Releaser {
         return last;
     }
 
-    private static LockType.Release releaseOf(RedisLockHandle handle, long keepHeldMillis) {
-        return new LockType.Release(handle.holdId, handle.fencingToken(), handle.renewedByWatchdog(),
-                TimeUnit.MILLISECONDS.toNanos(keepHeldMillis));
+    private static LockType.Release releaseOf(RedisLockHandle handle, long keepHeldNanos) {
+        return new LockType.Release(handle.holdId, handle.fencingToken(), handle.renewedByWatchdog(), keepHeldNanos);
     }
 
     /** Redis could not be asked: reported, and the error to throw. */
@@ -170,14 +169,14 @@ final class Releases implements RedisLockHandle.Releaser {
      *
      * @throws LeaseLostException when the lease had been lost before the release
      */
-    private void replied(RedisLockHandle handle, boolean last, long keepHeldMillis, long reply,
+    private void replied(RedisLockHandle handle, boolean last, long keepHeldNanos, long reply,
             @Nullable Long handedOff) {
         Hold hold = handle.hold;
         if (last) {
             this.queues.released(hold); // after a hand-off, the queue names the new holder already
         }
         // An earlier try may have freed the lock with its reply lost: this service drops its own release messages
-        if ((reply == ScriptReplies.FREED || reply == ScriptReplies.ALREADY_RELEASED) && keepHeldMillis == 0
+        if ((reply == ScriptReplies.FREED || reply == ScriptReplies.ALREADY_RELEASED) && keepHeldNanos == 0
                 && (handedOff == null || handedOff != ScriptReplies.FREED)) { // a hand-off left nothing to wake
             this.subscriptions.signalLocal(hold.releaseChannel(), hold.type().releaseWakes());
         }

@@ -229,12 +229,12 @@ public final class ScriptLayout<T> {
             return set(argument, Long.toString(value));
         }
 
-        /** Sets a duration given in nanoseconds as the whole milliseconds Redis takes (see {@link MillisText}). */
+        /** Sets a duration given in nanoseconds as the whole milliseconds Redis takes, rounded up (see {@link MillisText}). */
         public Arguments setMillis(ScriptArgument argument, long nanos) {
             return set(argument, MillisText.of(nanos));
         }
 
-        /** Sets a duration as the whole milliseconds Redis takes. */
+        /** Sets a duration as the whole milliseconds Redis takes, rounded up. */
         public Arguments setMillis(ScriptArgument argument, Duration duration) {
             return setMillis(argument, duration.toNanos());
         }
@@ -262,7 +262,8 @@ public final class ScriptLayout<T> {
     }
 
     /**
-     * The one place durations become Redis's text: whole milliseconds, in decimal. A service sends a few fixed
+     * The one place durations become Redis's text: whole milliseconds, rounded up (the client counts a lease or a
+     * delay as given, so Redis must not end it sooner), in decimal. A service sends a few fixed
      * durations on every call (its watchdog lease, token retention, waiter lease, restart grace, a caller's usual
      * lease), so their texts are kept in a small table instead of being formatted per call.
      */
@@ -277,7 +278,7 @@ public final class ScriptLayout<T> {
         }
 
         static String of(long nanos) {
-            long millis = TimeUnit.NANOSECONDS.toMillis(nanos);
+            long millis = -Math.floorDiv(-nanos, 1_000_000L); // rounded up: a lease or delay is never cut short
             int slot = (int) ((millis * 0x9E3779B97F4A7C15L) >>> 58); // the top 6 bits of a Fibonacci hash
             Entry entry = TABLE[slot];
             if (entry != null && entry.millis == millis) {

@@ -25,7 +25,8 @@ import dev.distlock.test.RedisTest;
  * began: the client counts its lease from before it sent the call, and a lease end written from Redis's clock rounded
  * down would end up to 1 ms before the client's, letting a writer or another permit in while the holder still holds.
  * Each check reads Redis's {@code TIME} in µs before the call; 20 rounds each, so that a rounding down shows (it does
- * whenever that read and the script fall within one millisecond).
+ * whenever that read and the script fall within one millisecond). A lease or delay given with a part of a millisecond
+ * goes to Redis as the next whole one, for the same reason.
  */
 @RedisTest
 class LeaseEndTest {
@@ -92,6 +93,31 @@ class LeaseEndTest {
                         List.of(permit.ownerToken()), leaseNanos).run();
                 assertThat(renewed).containsExactly(ScriptReplies.RENEWED);
                 return score(leases, permit.ownerToken());
+            });
+        }
+    }
+
+    @Test
+    void aLeaseOrADelayWithAPartOfAMillisecondCountsItAsAWholeOne() {
+        Duration lease = LEASE.plusNanos(999_000);
+        LockOptions fixed = LockOptions.defaults().withLeaseTime(lease);
+        for (int i = 0; i < ROUNDS; i++) {
+            String k = "part:" + i;
+            assertLeaseEndsNoEarlierThan(lease.toNanos(), () -> {
+                LockHandle read = this.locks.acquire(k, fixed.withMode(LockMode.READ));
+                return score("distlock:{" + k + "}:rw:readers", read.ownerToken());
+            });
+            assertLeaseEndsNoEarlierThan(lease.toNanos(), () -> {
+                LockHandle permit = this.locks.acquire(k, fixed.withPermits(2));
+                return score("distlock:{" + k + "}:sem:leases", permit.ownerToken());
+            });
+            LockHandle plain = this.locks.acquire(k);
+            Duration delay = Duration.ofNanos(500_000);
+            assertLeaseEndsNoEarlierThan(delay.toNanos(), () -> {
+                plain.releaseAfter(delay);
+                String until = this.redis.lockField("distlock:{" + k + "}:lock", "until");
+                assertThat(until).as("a delayed release of half a millisecond keeps the lock").isNotNull();
+                return Long.parseLong(until);
             });
         }
     }

@@ -41,9 +41,11 @@ class ScriptLayoutTest {
 
     @Test
     void durationsFlagsAndNumbersBecomeRedisTextWhereTheArgumentsAreBuilt() {
-        Object[] args = handOffArguments(Duration.ofMillis(30_000).toNanos() + 999_999); // whole ms only
-        assertThat(args).containsExactly("a", "1", "42", "b", "1", "30000", "1", "0", "60000");
-        Object[] again = handOffArguments(Duration.ofSeconds(30).toNanos());
+        // whole ms, rounded up: Redis must not end a lease or a delay before the client does
+        Object[] args = handOffArguments(Duration.ofMillis(30_000).toNanos() + 1);
+        assertThat(args).containsExactly("a", "1", "42", "b", "1", "30001", "1", "0", "60000");
+        assertThat(handOffArguments(Duration.ofMillis(30_000).toNanos())[5]).isEqualTo("30000");
+        Object[] again = handOffArguments(Duration.ofMillis(30_001).toNanos());
         assertThat(again[5]).as("a service's fixed lease is formatted once, not per call").isSameAs(args[5]);
         assertThat(again[8]).as("and so is its token retention").isSameAs(args[8]);
     }
