@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -229,7 +228,7 @@ public final class ScriptLayout<T> {
             return set(argument, Long.toString(value));
         }
 
-        /** Sets a duration given in nanoseconds as the whole milliseconds Redis takes, rounded up (see {@link MillisText}). */
+        /** Sets a duration given in nanoseconds as whole milliseconds, rounded up (see {@link MillisText}). */
         public Arguments setMillis(ScriptArgument argument, long nanos) {
             return set(argument, MillisText.of(nanos));
         }
@@ -263,9 +262,9 @@ public final class ScriptLayout<T> {
 
     /**
      * The one place durations become Redis's text: whole milliseconds, rounded up (the client counts a lease or a
-     * delay as given, so Redis must not end it sooner), in decimal. A service sends a few fixed
-     * durations on every call (its watchdog lease, token retention, waiter lease, restart grace, a caller's usual
-     * lease), so their texts are kept in a small table instead of being formatted per call.
+     * delay as given, so Redis must not end it sooner), in decimal. A service sends a few fixed durations on every call
+     * (its watchdog lease, token retention, waiter lease, restart grace, a caller's usual lease), so their texts are
+     * kept in a small table instead of being formatted per call.
      */
     static final class MillisText {
 
