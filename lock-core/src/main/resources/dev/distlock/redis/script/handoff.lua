@@ -62,7 +62,7 @@ if watched then
 else
   local now = redis.call('TIME')
   redis.call('HSET', KEYS[1], 'owner', NEW_OWNER_TOKEN, 'holds', '1', NEW_HOLD_ID,
-    string.format('%d', now[1] * 1000 + math.ceil(now[2] / 1000) + tonumber(LEASE_MILLIS)), 'fence',
+    string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(LEASE_MILLIS)), 'fence',
     string.format('%d', fence))
 end
 redis.call('PEXPIRE', KEYS[1], LEASE_MILLIS)

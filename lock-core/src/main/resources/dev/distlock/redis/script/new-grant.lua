@@ -17,7 +17,7 @@ local function grantAnew(hash, ownerToken, holdId, leaseMillis, watched, lastFen
   end
   local fence = string.format('%d', token)
   local holdLease = watched and 'w'
-    or string.format('%d', now[1] * 1000 + math.ceil(now[2] / 1000) + tonumber(leaseMillis))
+    or string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(leaseMillis))
   -- the run's first token stays in 'chain' as it is: written only when this grant starts a run
   if watched and chain then
     redis.call('HSET', hash, 'owner', ownerToken, 'holds', '1', ownerToken, '1', holdId, holdLease, 'fence', fence)

@@ -12,7 +12,7 @@ local function reenter(hash, ownerToken, holdId, leaseMillis, watched, now)
   local holdLease = 'w'
   if not watched then
     now = now or redis.call('TIME')
-    holdLease = string.format('%d', now[1] * 1000 + math.ceil(now[2] / 1000) + tonumber(leaseMillis))
+    holdLease = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000) + tonumber(leaseMillis))
   end
   addHold(hash, holdId, holdLease, watched and ownerToken)
   extendLease(hash, leaseMillis)
