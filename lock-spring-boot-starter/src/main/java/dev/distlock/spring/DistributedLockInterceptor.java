@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -117,9 +116,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
         if (holdAtLeast != null) {
             long remainingNanos = holdAtLeast.toNanos() - (System.nanoTime() - acquiredNanos);
             if (remainingNanos > 0) {
-                // Rounded up, so the lock is never held for less than holdAtLeast.
-                lock.releaseAfter(Duration.ofMillis(
-                        (remainingNanos + TimeUnit.MILLISECONDS.toNanos(1) - 1) / TimeUnit.MILLISECONDS.toNanos(1)));
+                lock.releaseAfter(Duration.ofNanos(remainingNanos)); // the service rounds it up to Redis's whole ms
                 return;
             }
         }
