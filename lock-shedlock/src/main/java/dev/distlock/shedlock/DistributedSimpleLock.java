@@ -48,7 +48,7 @@ final class DistributedSimpleLock extends AbstractSimpleLock {
     protected void doUnlock() {
         Duration atLeast = Duration.between(ClockProvider.now(), this.lockConfiguration.getLockAtLeastUntil());
         try {
-            if (atLeast.toMillis() > 0) {
+            if (atLeast.compareTo(Duration.ZERO) > 0) { // a part of a millisecond too: the service rounds it up
                 this.handle.releaseAfter(atLeast);
             }
             else {

@@ -3,14 +3,17 @@ package dev.distlock.shedlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Optional;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
@@ -83,6 +86,23 @@ class DistributedLockProviderTest {
         extended.unlock();
         assertThat(this.otherNode.tryAcquire("shedlock:nightly")).isPresent();
         assertThat(this.log.list).isEmpty();
+    }
+
+    @Test
+    void lessThanAMillisecondOfLockAtLeastForLeftStillKeepsTheLockAfterTheJob(RedisNode redis) {
+        Instant now = Instant.now();
+        ClockProvider.setClock(Clock.fixed(now, ZoneOffset.UTC)); // ShedLock's clock: the time left is exactly 0.5 ms
+        try {
+            SimpleLock lock = this.provider
+                .lock(new LockConfiguration(now, "brief", Duration.ofMinutes(1), Duration.ofNanos(500_000)))
+                .orElseThrow();
+            lock.unlock();
+        }
+        finally {
+            ClockProvider.setClock(Clock.systemUTC());
+        }
+        assertThat(redis.lockField("distlock:{shedlock:brief}:lock", "owner"))
+            .as("released with the half millisecond left as its delay, not at once").isEqualTo("(released)");
     }
 
     @Test
