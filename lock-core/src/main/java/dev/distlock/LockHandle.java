@@ -77,7 +77,8 @@ public interface LockHandle extends AutoCloseable {
      * Ends this acquisition now but, if it is the owner's last, leaves the lock held for {@code delay} more, with no
      * renewal and no release message: nobody, this owner included, acquires it before then. Used to hold a lock for a
      * minimum time, so that a repeated submission or the same scheduled job on another node is turned away. A zero
-     * delay is {@link #release()}; the exceptions are those of {@link #release()}.
+     * delay is {@link #release()}; a part of a millisecond counts as a whole one (Redis keeps whole milliseconds, and
+     * the delay is never cut short). The exceptions are those of {@link #release()}.
      *
      * @throws IllegalArgumentException when {@code delay} is null, negative or longer than
      * {@link LockOptions#MAX_LEASE_TIME}

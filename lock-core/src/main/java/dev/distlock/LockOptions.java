@@ -143,7 +143,8 @@ public final class LockOptions {
      * Holds the lock for a fixed lease with no renewal: Redis frees it when the lease ends, even if the holder has not
      * released it. Without this, the watchdog renews the lease for as long as the lock is held. A grant whose reply
      * comes back after its lease ended (a stalled Redis, a cold connection) is undone: a waiting call tries again, a
-     * single attempt fails with {@link LeaseExpiredOnArrivalException}.
+     * single attempt fails with {@link LeaseExpiredOnArrivalException}. Redis keeps whole milliseconds: a part of one
+     * counts as a whole one, so the lease in Redis never ends before the one the handle counts.
      *
      * @throws IllegalArgumentException when {@code leaseTime} is null, shorter than a millisecond, or longer than
      * {@link #MAX_LEASE_TIME}
