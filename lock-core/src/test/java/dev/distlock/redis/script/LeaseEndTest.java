@@ -58,14 +58,8 @@ class LeaseEndTest {
         LockOptions fixed = LockOptions.defaults().withLeaseTime(LEASE);
         for (int i = 0; i < ROUNDS; i++) {
             String k = "grant:" + i;
-            assertLeaseEndsNoEarlierThan(LEASE.toNanos(), () -> {
-                LockHandle read = this.locks.acquire(k, fixed.withMode(LockMode.READ));
-                return score("distlock:{" + k + "}:rw:readers", read.ownerToken());
-            });
-            assertLeaseEndsNoEarlierThan(LEASE.toNanos(), () -> {
-                LockHandle permit = this.locks.acquire(k, fixed.withPermits(2));
-                return score("distlock:{" + k + "}:sem:leases", permit.ownerToken());
-            });
+            assertLeaseEndsNoEarlierThan(LEASE.toNanos(), () -> readerLeaseEnd(k, fixed));
+            assertLeaseEndsNoEarlierThan(LEASE.toNanos(), () -> permitLeaseEnd(k, fixed));
         }
     }
 
@@ -103,14 +97,8 @@ class LeaseEndTest {
         LockOptions fixed = LockOptions.defaults().withLeaseTime(lease);
         for (int i = 0; i < ROUNDS; i++) {
             String k = "part:" + i;
-            assertLeaseEndsNoEarlierThan(lease.toNanos(), () -> {
-                LockHandle read = this.locks.acquire(k, fixed.withMode(LockMode.READ));
-                return score("distlock:{" + k + "}:rw:readers", read.ownerToken());
-            });
-            assertLeaseEndsNoEarlierThan(lease.toNanos(), () -> {
-                LockHandle permit = this.locks.acquire(k, fixed.withPermits(2));
-                return score("distlock:{" + k + "}:sem:leases", permit.ownerToken());
-            });
+            assertLeaseEndsNoEarlierThan(lease.toNanos(), () -> readerLeaseEnd(k, fixed));
+            assertLeaseEndsNoEarlierThan(lease.toNanos(), () -> permitLeaseEnd(k, fixed));
             LockHandle plain = this.locks.acquire(k);
             Duration delay = Duration.ofNanos(500_000);
             assertLeaseEndsNoEarlierThan(delay.toNanos(), () -> {
@@ -127,6 +115,18 @@ class LeaseEndTest {
         long leaseEndMillis = callReturningLeaseEnd.get();
         assertThat(leaseEndMillis * 1000).as("the lease end written, in µs of Redis's clock")
             .isGreaterThanOrEqualTo(beforeMicros + TimeUnit.NANOSECONDS.toMicros(leaseNanos));
+    }
+
+    /** Takes a read lock of {@code k} and answers its lease end as written. */
+    private long readerLeaseEnd(String k, LockOptions options) {
+        LockHandle read = this.locks.acquire(k, options.withMode(LockMode.READ));
+        return score("distlock:{" + k + "}:rw:readers", read.ownerToken());
+    }
+
+    /** Takes a permit of a semaphore {@code k} of 2 and answers its lease end as written. */
+    private long permitLeaseEnd(String k, LockOptions options) {
+        LockHandle permit = this.locks.acquire(k, options.withPermits(2));
+        return score("distlock:{" + k + "}:sem:leases", permit.ownerToken());
     }
 
     private long score(String zset, String member) {
