@@ -169,8 +169,10 @@ class InspectTest {
         Await.until(Duration.ofSeconds(10), () -> status(billing.inspect("fair"), LockMode.FAIR).waiters().size() == 1,
                 "the first waiter is queued");
         CompletableFuture<LockHandle> then = CompletableFuture.supplyAsync(() -> third.acquire("fair", fair));
-        Await.until(Duration.ofSeconds(10), () -> status(billing.inspect("fair"), LockMode.FAIR).waiters().size() == 2,
-                "the second waiter is queued");
+        // a service writes its instance record off the caller's thread, after its first call: poll until both are named
+        Await.until(Duration.ofSeconds(10), () -> status(billing.inspect("fair"), LockMode.FAIR).waiters().stream()
+            .map(LockInstance::application).toList().equals(List.of("second", "third")),
+                "the second waiter is queued, and both waiters' instances are named");
 
         LockStatus state = status(third.inspect("fair"), LockMode.FAIR);
         assertThat(state.holders()).singleElement().satisfies(holder -> {
