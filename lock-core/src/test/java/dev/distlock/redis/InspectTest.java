@@ -169,10 +169,9 @@ class InspectTest {
         Await.until(Duration.ofSeconds(10), () -> status(billing.inspect("fair"), LockMode.FAIR).waiters().size() == 1,
                 "the first waiter is queued");
         CompletableFuture<LockHandle> then = CompletableFuture.supplyAsync(() -> third.acquire("fair", fair));
-        // a service writes its instance record off the caller's thread, after its first call: poll until both are named
-        Await.until(Duration.ofSeconds(10), () -> status(billing.inspect("fair"), LockMode.FAIR).waiters().stream()
-            .map(LockInstance::application).toList().equals(List.of("second", "third")),
-                "the second waiter is queued, and both waiters' instances are named");
+        Await.until(Duration.ofSeconds(10), () -> status(billing.inspect("fair"), LockMode.FAIR).waiters().size() == 2,
+                "the second waiter is queued");
+        awaitRecords(billing, second, third);
 
         LockStatus state = status(third.inspect("fair"), LockMode.FAIR);
         assertThat(state.holders()).singleElement().satisfies(holder -> {
@@ -198,6 +197,7 @@ class InspectTest {
         CompletableFuture<LockHandle> write = CompletableFuture.supplyAsync(() -> writer.acquire("rw",
                 LockOptions.defaults().withMode(LockMode.WRITE).withWaitTime(Duration.ofSeconds(20))));
         Await.until(Duration.ofSeconds(10), () -> writer.inspect("rw").size() == 2, "the writer's intent is recorded");
+        awaitRecords(billing, shipping, writer);
 
         List<LockStatus> states = writer.inspect("rw");
         LockStatus readers = status(states, LockMode.READ);
@@ -228,6 +228,7 @@ class InspectTest {
         LockHandle two = billing.acquire("payments", LockOptions.defaults().withPermits(3, 2));
         LockHandle one = shipping.acquire("payments", LockOptions.defaults().withPermits(3, 1));
         assertThat(billing.tryAcquire("payments", LockOptions.defaults().withPermits(3, 1))).isEmpty();
+        awaitRecords(billing, shipping);
 
         LockStatus state = status(shipping.inspect("payments"), LockMode.SEMAPHORE);
         assertThat(state.holders()).extracting(holder -> holder.instance().application() + " " + holder.permits()
@@ -251,6 +252,7 @@ class InspectTest {
                 () -> redis.call("EXISTS", "distlock:instance:" + inspector.instanceId()).equals("1"),
                 "the user's service writes its instance record");
         try (LockHandle lock = billing.acquire("acl")) {
+            awaitRecords(billing);
             LockHolder holder = holder(inspector.inspect("acl"), LockMode.EXCLUSIVE);
             assertThat(holder.instance().application()).isEqualTo("billing");
             assertThat(holder.fencingToken()).isEqualTo(lock.fencingToken());
@@ -281,6 +283,18 @@ class InspectTest {
         assertThat(calls.keySet()).isSubsetOf("evalsha", "hmget", "hset", "hdel", "pexpire", "get", "set", "time",
                 "config|resetstat");
         assertThat(calls.getOrDefault("pexpire", 0L)).isLessThanOrEqualTo(2L * cycles + 1);
+    }
+
+    /**
+     * Waits until each service's instance record exists: a service writes it off the caller's thread after its first
+     * call, and until then {@code inspect} cannot name the service's holds and waits.
+     */
+    private void awaitRecords(RedisLockService... services) {
+        StringRedisTemplate redis = this.clients.template();
+        for (RedisLockService service : services) {
+            Await.until(Duration.ofSeconds(10), () -> redis.hasKey("distlock:instance:" + service.instanceId()),
+                    "the instance record of " + service.instanceId());
+        }
     }
 
     /** INFO commandstats as calls per command. */
