@@ -1,5 +1,6 @@
--- What the release scripts share about an owner's hash (see add-hold.lua), and the end of a delayed release.
+-- What the release scripts share about an owner's hash (see add-hold.lua).
 --#include freed-mark.lua (defines freedMark, freedBefore)
+--#include lease-end.lua (defines endsFrom)
 -- The freed mark (see freed-mark.lua) names the very acquisitions whose release ended a hold, never a time or a token
 -- another grant may share after a failover.
 -- notOwnerReply: the reply to a release whose owner no longer holds the lock (state: HMGET of 'owner', 'released',
@@ -50,18 +51,13 @@ local function keepLongestLease(hash, watchedField, watchdogHold, dropAtZero, ke
   end
   return leaseEnd
 end
--- delayEnd(now, delayMillis): the end, a time, of a delayed release's delay that starts at now (a TIME reply). The
--- part of a millisecond Redis's clock has run into rounds up, so the delay is never shorter than asked.
-local function delayEnd(now, delayMillis)
-  return now[1] * 1000 + math.ceil(now[2] / 1000) + tonumber(delayMillis)
-end
 -- keepReleased(hash, mark, freed, ownerToken, delayMillis, retentionMillis, ...): marks the owner's last hold
 -- released with a delay (see delayed-release.lua), and writes the freed mark's new value freed (see freedMark) for as
 -- long as the hash may last; the further arguments are field-value pairs to set as well. The caller has run the ACL
 -- guard on SET of the mark.
 local function keepReleased(hash, mark, freed, ownerToken, delayMillis, retentionMillis, ...)
   redis.call('SET', mark, freed, 'PX', math.max(tonumber(retentionMillis), tonumber(delayMillis)))
-  local untilMillis = delayEnd(redis.call('TIME'), delayMillis)
+  local untilMillis = endsFrom(redis.call('TIME')) + tonumber(delayMillis)
   redis.call('HSET', hash, 'owner', '(released)', 'released', ownerToken, 'until', string.format('%d', untilMillis),
     ...)
   redis.call('PEXPIRE', hash, math.max(tonumber(retentionMillis), tonumber(delayMillis)))

@@ -13,7 +13,7 @@
 -- Returns what release.lua returns. Every path that ends a hold adds it to the freed mark, as release.lua does.
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
---#include end-hold.lua (defines notOwnerReply, keepLongestLease, delayEnd, keepReleased)
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
 --#include fair-queue.lua (defines dropLapsed)
 local state = redis.call('HMGET', KEYS[1], 'owner', 'released', 'chain', 'fence', 'holds', HOLD_ID)
 if state[1] ~= OWNER_TOKEN then

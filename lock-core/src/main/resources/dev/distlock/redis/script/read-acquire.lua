@@ -28,9 +28,10 @@ end
 --#include add-hold.lua (defines addHold)
 --#include extend-lease.lua (defines extendLease)
 --#include delayed-release.lua (defines heldFor)
+--#include lease-end.lua (defines endsFrom)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
+local startMillis = endsFrom(now) -- the lease end written counts from here
 local lease = tonumber(LEASE_MILLIS)
 local leaseEnd = string.format('%d', startMillis + lease)
 local watched = WATCHDOG == '1'

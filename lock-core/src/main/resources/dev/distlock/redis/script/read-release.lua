@@ -22,7 +22,8 @@ local refused = refusedGrant and refusedGrant('ZREMRANGEBYSCORE', KEYS[1], 'ZSCO
 if refused then
   return refused
 end
---#include end-hold.lua (defines notOwnerReply, keepLongestLease, delayEnd, keepReleased)
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
+--#include lease-end.lua (defines endsFrom)
 --#include extend-lease.lua (defines extendLease)
 -- A retried call: this hold is not one of the owner's open ones (hold ids are never reused, and only a release
 -- removes one), and either this owner token ended a read before ('released'; a later read of the same token keeps the
@@ -63,7 +64,7 @@ redis.call('HSET', KEYS[2], 'released', 1)
 redis.call('PEXPIRE', KEYS[2], math.max(tonumber(TOKEN_RETENTION_MILLIS), keepHeld))
 if keepHeld > 0 then
   -- The reader stays counted until the delay ends; waiters re-check then.
-  redis.call('ZADD', KEYS[1], string.format('%d', delayEnd(now, keepHeld)), OWNER_TOKEN)
+  redis.call('ZADD', KEYS[1], string.format('%d', endsFrom(now) + keepHeld), OWNER_TOKEN)
   extendLease(KEYS[1], keepHeld)
   return 1
 end

@@ -47,7 +47,7 @@ if state[1] == OWNER_TOKEN and state[3] and state[2] == '1' and KEEP_HELD_MILLIS
   end
   return 1
 end
---#include end-hold.lua (defines notOwnerReply, keepLongestLease, delayEnd, keepReleased)
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
 -- The retried-release evidence is read only when the owner is not this one.
 if state[1] ~= OWNER_TOKEN then -- 0 for a retried call whose first run freed it (see notOwnerReply)
   local evidence = redis.call('HMGET', KEYS[1], 'released', 'chain', 'fence')

@@ -32,9 +32,10 @@
 --#include add-hold.lua (defines addHold)
 --#include fair-queue.lua (defines dropLapsed)
 --#include sem-count.lua (defines countRefused, countLive, keepUntil)
+--#include lease-end.lua (defines endsFrom)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
+local startMillis = endsFrom(now) -- the lease end written counts from here
 -- Numbers go to Redis as text where the text is at hand: Redis 7.0 formats a Lua number argument with '%.17g' on
 -- every call, which costs about half an HSET of one field (CycleInstructions, lock-benchmarks).
 local lease = tonumber(LEASE_MILLIS)

@@ -18,7 +18,8 @@
 -- message is MESSAGE, a space and the permits freed.
 --#arguments
 --#include acl-guard.lua (defines refusedGrant)
---#include end-hold.lua (defines notOwnerReply, keepLongestLease, delayEnd, keepReleased)
+--#include end-hold.lua (defines notOwnerReply, keepLongestLease, keepReleased)
+--#include lease-end.lua (defines endsFrom)
 --#include sem-count.lua (defines countRefused, countLive, keepUntil)
 local state = redis.call('HMGET', KEYS[3], 'released', HOLD_ID, 'holds')
 -- A retried call: this token was released before ('released'), and this hold is not one of its open ones.
@@ -67,7 +68,7 @@ if not (state[2] and tonumber(state[3] or 0) <= 1 and KEEP_HELD_MILLIS == '0') t
   redis.call('HSET', KEYS[3], 'released', 1)
   redis.call('PEXPIRE', KEYS[3], math.max(tonumber(TOKEN_RETENTION_MILLIS), keepHeld))
   -- The permits stay counted until the delay ends; waiters re-check then (the earliest lease end).
-  redis.call('ZADD', KEYS[1], string.format('%d', delayEnd(now, keepHeld)), OWNER_TOKEN)
+  redis.call('ZADD', KEYS[1], string.format('%d', endsFrom(now) + keepHeld), OWNER_TOKEN)
   keepUntil(KEYS[1], KEYS[2], keepHeld)
   return 1
 end

@@ -10,9 +10,10 @@
 --#arguments
 --#include extend-lease.lua (defines extendLease)
 --#include wrong-type.lua (defines wrongTypeAsNil)
+--#include lease-end.lua (defines endsFrom)
 local now = redis.call('TIME')
 local nowMillis = now[1] * 1000 + math.floor(now[2] / 1000)
-local startMillis = now[1] * 1000 + math.ceil(now[2] / 1000) -- ends written count from here (data-layout.md, "time")
+local startMillis = endsFrom(now) -- the lease end written counts from here
 local lease = tonumber(LEASE_MILLIS)
 local renewed = {}
 local kept = {} -- the semaphores whose leases and permits keys this batch extended already (to one end, now + lease)
