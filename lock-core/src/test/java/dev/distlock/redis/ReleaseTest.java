@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.distlock.LockHandle;
-import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.NotLockOwnerException;
 import dev.distlock.test.RedisNode;
@@ -20,8 +18,6 @@ import dev.distlock.test.RedisTest;
 /** Release acts only for the owner, and a retried release never counts twice nor deletes another's lock. */
 @RedisTest
 class ReleaseTest {
-
-    private static final long DELAY_MILLIS = 60_000;
 
     private RedisNode redis;
 
@@ -87,37 +83,5 @@ class ReleaseTest {
         next.release();
         assertThatThrownBy(() -> next.releaseAfter(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("delay");
-    }
-
-    @Test
-    void aDelayedReleaseNeverEndsBeforeItsWholeDelayHasRun() {
-        RedisLockService locks = this.clients.service();
-        for (int i = 0; i < 20; i++) {
-            String k = "delay:" + i;
-            LockHandle plain = locks.acquire(k);
-            LockHandle fair = locks.acquire(k, LockOptions.defaults().withMode(LockMode.FAIR));
-            LockHandle reader = locks.acquire(k, LockOptions.defaults().withMode(LockMode.READ));
-            LockHandle permit = locks.acquire(k, LockOptions.defaults().withPermits(2));
-            assertDelayEndsNoEarlierThanAsked(plain, () -> this.redis.lockField("distlock:{" + k + "}:lock", "until"));
-            assertDelayEndsNoEarlierThanAsked(fair,
-                    () -> this.redis.lockField("distlock:{" + k + "}:fair:lock", "until"));
-            assertDelayEndsNoEarlierThanAsked(reader,
-                    () -> this.redis.call("ZSCORE", "distlock:{" + k + "}:rw:readers", reader.ownerToken()));
-            assertDelayEndsNoEarlierThanAsked(permit,
-                    () -> this.redis.call("ZSCORE", "distlock:{" + k + "}:sem:leases", permit.ownerToken()));
-        }
-    }
-
-    /**
-     * Releases the lock with a delay of {@value #DELAY_MILLIS} ms and checks that the delay's end, as written in Redis
-     * (ms of Redis's clock), is no earlier than that long after a Redis {@code TIME} read in µs before the release.
-     */
-    private void assertDelayEndsNoEarlierThanAsked(LockHandle lock, Supplier<String> delayEnd) {
-        String[] before = this.redis.call("TIME").split("\n");
-        long beforeMicros = Long.parseLong(before[0]) * 1_000_000 + Long.parseLong(before[1]);
-        lock.releaseAfter(Duration.ofMillis(DELAY_MILLIS));
-        long endMicros = (long) Double.parseDouble(delayEnd.get()) * 1000;
-        assertThat(endMicros).as("the delay's end, in µs of Redis's clock")
-            .isGreaterThanOrEqualTo(beforeMicros + DELAY_MILLIS * 1000);
     }
 }

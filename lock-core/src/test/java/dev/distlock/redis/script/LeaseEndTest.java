@@ -20,11 +20,12 @@ import dev.distlock.test.RedisNode;
 import dev.distlock.test.RedisTest;
 
 /**
- * A reader's and a permit holder's lease end is a time in Redis ms (docs/data-layout.md), past once Redis's clock,
- * rounded down to the ms, reaches it. So a grant or renewal must write it no earlier than the lease after the call
- * began: the client counts its lease from before it sent the call, and a lease end written from Redis's clock rounded
- * down would end up to 1 ms before the client's, letting a writer or another permit in while the holder still holds.
- * Each check reads Redis's {@code TIME} in µs before the call; 20 rounds each, so that a rounding down shows (it does
+ * A reader's and a permit holder's lease end, and a delayed release's end, is a time in Redis ms
+ * (docs/data-layout.md), past once Redis's clock, rounded down to the ms, reaches it. So a grant, renewal or delayed
+ * release must write it no earlier than the lease or delay after the call began: the client counts from before it
+ * sent the call, and an end written from Redis's clock rounded down would come up to 1 ms before the client's, letting
+ * a writer or another permit in while the holder still holds, or the next caller in before the delay has run. Each
+ * check reads Redis's {@code TIME} in µs before the call; 20 rounds each, so that a rounding down shows (it does
  * whenever that read and the script fall within one millisecond). A lease or delay given with a part of a millisecond
  * goes to Redis as the next whole one, for the same reason.
  */
@@ -110,11 +111,37 @@ class LeaseEndTest {
         }
     }
 
+    @Test
+    void aDelayedReleaseNeverEndsBeforeItsWholeDelayHasRun() {
+        Duration delay = Duration.ofMinutes(1);
+        for (int i = 0; i < ROUNDS; i++) {
+            String k = "delay:" + i;
+            LockHandle plain = this.locks.acquire(k);
+            LockHandle fair = this.locks.acquire(k, LockOptions.defaults().withMode(LockMode.FAIR));
+            LockHandle reader = this.locks.acquire(k, LockOptions.defaults().withMode(LockMode.READ));
+            LockHandle permit = this.locks.acquire(k, LockOptions.defaults().withPermits(2));
+            assertLeaseEndsNoEarlierThan(delay.toNanos(), () -> releasedAfter(plain, delay,
+                    () -> this.redis.lockField("distlock:{" + k + "}:lock", "until")));
+            assertLeaseEndsNoEarlierThan(delay.toNanos(), () -> releasedAfter(fair, delay,
+                    () -> this.redis.lockField("distlock:{" + k + "}:fair:lock", "until")));
+            assertLeaseEndsNoEarlierThan(delay.toNanos(), () -> releasedAfter(reader, delay,
+                    () -> this.redis.call("ZSCORE", "distlock:{" + k + "}:rw:readers", reader.ownerToken())));
+            assertLeaseEndsNoEarlierThan(delay.toNanos(), () -> releasedAfter(permit, delay,
+                    () -> this.redis.call("ZSCORE", "distlock:{" + k + "}:sem:leases", permit.ownerToken())));
+        }
+    }
+
     private void assertLeaseEndsNoEarlierThan(long leaseNanos, Supplier<Long> callReturningLeaseEnd) {
         long beforeMicros = redisMicros();
         long leaseEndMillis = callReturningLeaseEnd.get();
-        assertThat(leaseEndMillis * 1000).as("the lease end written, in µs of Redis's clock")
+        assertThat(leaseEndMillis * 1000).as("the end written, in µs of Redis's clock")
             .isGreaterThanOrEqualTo(beforeMicros + TimeUnit.NANOSECONDS.toMicros(leaseNanos));
+    }
+
+    /** Releases {@code lock} with {@code delay} and answers the end of the delay as written ({@code end}). */
+    private static long releasedAfter(LockHandle lock, Duration delay, Supplier<String> end) {
+        lock.releaseAfter(delay);
+        return (long) Double.parseDouble(end.get());
     }
 
     /** Takes a read lock of {@code k} and answers its lease end as written. */
