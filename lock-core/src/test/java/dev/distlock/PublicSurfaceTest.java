@@ -54,13 +54,14 @@ class PublicSurfaceTest {
             "dev.distlock.internal.Uninterrupted", "dev.distlock.redis.lease.Hold",
             "dev.distlock.redis.lease.LeaseHolder", "dev.distlock.redis.lease.LeaseNotifier",
             "dev.distlock.redis.lease.LeaseWatchdog",
-            "dev.distlock.redis.lease.ReplicaAcknowledgement", "dev.distlock.redis.script.AcknowledgedClusterScripts",
+            "dev.distlock.redis.lease.ReplicaAcknowledgement", "dev.distlock.redis.script.AcknowledgedReply",
+            "dev.distlock.redis.script.AcknowledgedClusterScripts",
             "dev.distlock.redis.script.LockKeys", "dev.distlock.redis.script.LockScripts",
             "dev.distlock.redis.script.LockTarget", "dev.distlock.redis.script.LockType",
             "dev.distlock.redis.script.LockTypes", "dev.distlock.redis.script.RestartGrace",
             "dev.distlock.redis.script.ScriptArgument", "dev.distlock.redis.script.ScriptCall",
             "dev.distlock.redis.script.ScriptLayout", "dev.distlock.redis.script.ScriptReplies",
-            "dev.distlock.redis.script.ScriptRunner", "dev.distlock.redis.script.Scripts",
+            "dev.distlock.redis.script.ScriptRouter", "dev.distlock.redis.script.Scripts",
             "dev.distlock.redis.script.ShardedPubSub", "dev.distlock.redis.wakeup.ChannelSubscriber",
             "dev.distlock.redis.wakeup.ReleaseSubscriptions", "dev.distlock.redis.wakeup.Waiter");
 

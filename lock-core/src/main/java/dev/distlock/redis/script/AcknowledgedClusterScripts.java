@@ -87,7 +87,7 @@ public final class AcknowledgedClusterScripts {
      * WAIT} on that connection; the future completes on a Redis client thread. A failure is Lettuce's or Spring's,
      * untranslated (the ScriptRouter reports it).
      */
-    CompletableFuture<ScriptRunner.Acknowledged> grantAsync(RedisScript<Long> script, List<String> keys,
+    CompletableFuture<AcknowledgedReply> grantAsync(RedisScript<Long> script, List<String> keys,
             Object[] args) {
         byte[][] encodedKeys = ScriptPipeline.encode(keys.toArray());
         byte[][] encodedArgs = ScriptPipeline.encode(args);
@@ -104,7 +104,7 @@ public final class AcknowledgedClusterScripts {
         return grantAsync(cluster, uri.getHost(), uri.getPort(), script, encodedKeys, encodedArgs, 0);
     }
 
-    private CompletableFuture<ScriptRunner.Acknowledged> grantAsync(
+    private CompletableFuture<AcknowledgedReply> grantAsync(
             StatefulRedisClusterConnection<byte[], byte[]> cluster, String host, int port, RedisScript<Long> script, byte[][] keys, byte[][] args, int redirects) {
         return cluster.getConnectionAsync(host, port, ConnectionIntent.WRITE).thenCompose(node -> {
             CompletableFuture<Long> reply = node.async().<Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER,
@@ -118,18 +118,18 @@ public final class AcknowledgedClusterScripts {
                     String movedTo = (unwrap(failure) instanceof RedisCommandExecutionException ex) ? movedTo(ex)
                             : null;
                     if (movedTo == null || redirects >= MOST_REDIRECTS) {
-                        return CompletableFuture.<ScriptRunner.Acknowledged>failedFuture(unwrap(failure));
+                        return CompletableFuture.<AcknowledgedReply>failedFuture(unwrap(failure));
                     }
                     int colon = movedTo.lastIndexOf(':');
                     return grantAsync(cluster, movedTo.substring(0, colon),
                             Integer.parseInt(movedTo.substring(colon + 1)), script, keys, args, redirects + 1);
                 }
                 if (granted == null || granted <= 0) {
-                    return CompletableFuture.completedFuture(new ScriptRunner.Acknowledged(
+                    return CompletableFuture.completedFuture(new AcknowledgedReply(
                             (granted != null) ? granted : 0, 0));
                 }
                 return waitAsync(node.async(), this.replicas, this.timeoutMillis)
-                    .thenApply(acknowledged -> new ScriptRunner.Acknowledged(granted, acknowledged));
+                    .thenApply(acknowledged -> new AcknowledgedReply(granted, acknowledged));
             }).thenCompose(next -> next);
         });
     }

@@ -155,7 +155,7 @@ final class LettuceScripts {
      * {@code WAIT} failed or did not answer, 0 for a refused grant); a failure of the script as {@link #run} reports
      * it. Needs the factory's shared connection (the builder refuses acknowledgements without).
      */
-    CompletableFuture<ScriptRunner.Acknowledged> runAcknowledged(RedisScript<Long> script, List<String> keys,
+    CompletableFuture<AcknowledgedReply> runAcknowledged(RedisScript<Long> script, List<String> keys,
             Object[] args, int replicas, long timeoutMillis) {
         if (!this.shared) {
             return CompletableFuture.failedFuture(new IllegalStateException("Replica acknowledgements need the "
@@ -170,9 +170,9 @@ final class LettuceScripts {
             return CompletableFuture.failedFuture(this.failures.reported(ex));
         }
         return reply.thenCompose(granted -> (granted <= 0)
-                ? CompletableFuture.completedFuture(new ScriptRunner.Acknowledged(granted, 0))
+                ? CompletableFuture.completedFuture(new AcknowledgedReply(granted, 0))
                 : AcknowledgedClusterScripts.waitAsync(target, replicas, timeoutMillis)
-                    .thenApply(acknowledged -> new ScriptRunner.Acknowledged(granted, acknowledged)));
+                    .thenApply(acknowledged -> new AcknowledgedReply(granted, acknowledged)));
     }
 
     /**

@@ -51,7 +51,7 @@ public final class LockScripts {
     }
 
     /** What runs the lock types' script calls. */
-    ScriptRunner runner() {
+    ScriptRouter runner() {
         return this.router;
     }
 

@@ -14,7 +14,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * @param keys every key the script touches
  * @param args the script's arguments, all strings
  */
-public record ScriptCall(ScriptRunner runner, RedisScript<Long> script, List<String> keys, Object[] args) {
+public record ScriptCall(ScriptRouter runner, RedisScript<Long> script, List<String> keys, Object[] args) {
 
     /** Runs the script and waits for its reply; a failure is the Redis client's {@code DataAccessException}. */
     public long run() {
@@ -35,7 +35,7 @@ public record ScriptCall(ScriptRunner runner, RedisScript<Long> script, List<Str
      * client thread (do not block there) with the reply and the acknowledgements, or the {@code DataAccessException}
      * the blocking call would throw.
      */
-    public CompletableFuture<ScriptRunner.Acknowledged> runAcknowledgedAsync(int replicas, long timeoutMillis) {
+    public CompletableFuture<AcknowledgedReply> runAcknowledgedAsync(int replicas, long timeoutMillis) {
         return this.runner.runAcknowledgedAsync(this.script, this.keys, this.args, replicas, timeoutMillis);
     }
 }

@@ -21,7 +21,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * replica acknowledgements on the slot's master ({@link AcknowledgedClusterScripts}); and the script set loaded with
  * {@code SCRIPT LOAD} when the service starts, on the way its calls take.
  */
-final class ScriptRouter implements ScriptRunner {
+public final class ScriptRouter {
 
     private static final Log logger = LogFactory.getLog(ScriptRouter.class);
 
@@ -99,8 +99,8 @@ final class ScriptRouter implements ScriptRunner {
         }
     }
 
-    @Override
-    public CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
+    /** Sends a script that answers an integer without waiting; the future completes on a Redis client thread. */
+    CompletableFuture<Long> runAsync(RedisScript<Long> script, List<String> keys, Object[] args) {
         return this.lettuce.run(this.aclGuard.select(script), keys, args);
     }
 
@@ -117,14 +117,14 @@ final class ScriptRouter implements ScriptRunner {
         return this.lettuce.runBatch(this.aclGuard.select(script), keys, args);
     }
 
-    @Override
-    public CompletableFuture<Acknowledged> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
+    /** Sends a grant script without waiting, then {@code WAIT} for {@code replicas} on the connection that ran it. */
+    CompletableFuture<AcknowledgedReply> runAcknowledgedAsync(RedisScript<Long> script, List<String> keys,
             Object[] args, int replicas, long timeoutMillis) {
         RedisScript<Long> sent = this.aclGuard.select(script);
         if (this.acknowledged == null) {
             return this.lettuce.runAcknowledged(sent, keys, args, replicas, timeoutMillis); // tells the guard
         }
-        CompletableFuture<Acknowledged> reply = new CompletableFuture<>();
+        CompletableFuture<AcknowledgedReply> reply = new CompletableFuture<>();
         this.acknowledged.grantAsync(sent, keys, args).whenComplete((acknowledged, failure) -> {
             if (failure != null) {
                 reply.completeExceptionally(this.failures.failure(failure));
@@ -136,8 +136,8 @@ final class ScriptRouter implements ScriptRunner {
         return reply;
     }
 
-    @Override
-    public long run(RedisScript<Long> script, List<String> keys, Object[] args) {
+    /** Runs a script that answers an integer on the calling thread and waits for its reply. */
+    long run(RedisScript<Long> script, List<String> keys, Object[] args) {
         boolean acknowledgedGrant = this.acknowledged != null && Scripts.grants(script);
         RedisScript<Long> sent = this.aclGuard.select(script);
         if (!acknowledgedGrant && this.lettuce.runsBlockingCalls()) {
