@@ -248,9 +248,7 @@ class InspectTest {
                 b -> b.applicationName("inspector"));
         inspector.verifyAccess();
         inspector.acquire("inspector's own").release(); // its first lock writes its record, as this user
-        Await.until(Duration.ofSeconds(10),
-                () -> redis.call("EXISTS", "distlock:instance:" + inspector.instanceId()).equals("1"),
-                "the user's service writes its instance record");
+        awaitRecords(inspector);
         try (LockHandle lock = billing.acquire("acl")) {
             awaitRecords(billing);
             LockHolder holder = holder(inspector.inspect("acl"), LockMode.EXCLUSIVE);
